@@ -1,0 +1,201 @@
+// interpreter.cpp: straight-line evaluation of the SSA IR with fault tracking, checks, and task folding.
+#include "backend/interp/interpreter.h"
+
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "frontend/units.h"
+#include "ir/semantics.h"
+
+namespace gpm::backend {
+
+using namespace ir;
+using frontend::DiagKind;
+using frontend::format_quantity;
+
+namespace {
+
+struct State {
+  std::vector<double> values;
+  std::vector<int32_t> fault_origin;  // the instruction whose fault poisoned this value, or -1
+  std::vector<Fault> fault_kind;
+};
+
+State run(const Module& m, const SlotValues& bound) {
+  size_t n = m.instrs.size();
+  State s{std::vector<double>(n), std::vector<int32_t>(n, -1), std::vector<Fault>(n, Fault::None)};
+  for (size_t i = 0; i < n; ++i) {
+    const Instr& in = m.instrs[i];
+    switch (in.op) {
+      case Opcode::Const: s.values[i] = in.imm; break;
+      case Opcode::Param: {
+        size_t slot = size_t(in.slot);
+        if (slot < bound.size() && bound[slot]) {
+          s.values[i] = *bound[slot];
+        } else {
+          s.values[i] = s.values[size_t(in.a)];
+          s.fault_origin[i] = s.fault_origin[size_t(in.a)];
+        }
+        break;
+      }
+      default: {
+        auto get = [&](ValueId x) { return x >= 0 ? s.values[size_t(x)] : 0.0; };
+        double a = get(in.a), b = get(in.b), c = get(in.c);
+        double r = apply(in.op, a, b, c);
+        s.values[i] = r;
+        // A select only inherits the fault of the branch it takes.
+        std::vector<ValueId> used = {in.a, in.b, in.c};
+        if (in.op == Opcode::Select) used = {in.a, a != 0 ? in.b : in.c};
+        for (ValueId x : used)
+          if (x >= 0 && s.fault_origin[size_t(x)] >= 0) {
+            s.fault_origin[i] = s.fault_origin[size_t(x)];
+            break;
+          }
+        if (s.fault_origin[i] < 0) {
+          Fault f = fault_of(in.op, a, b, r);
+          if (f != Fault::None) {
+            s.fault_origin[i] = int32_t(i);
+            s.fault_kind[i] = f;
+          }
+        }
+      }
+    }
+  }
+  return s;
+}
+
+struct Reporter {
+  const Module& m;
+  const State& s;
+  frontend::DiagnosticEngine& diags;
+  std::set<int32_t> reported;
+  bool ok = true;
+
+  // Reports a faulty value once per origin; returns false if the value is faulty.
+  bool need(ValueId v, const std::string& context) {
+    int32_t origin = s.fault_origin[size_t(v)];
+    if (origin < 0) return true;
+    ok = false;
+    if (!reported.insert(origin).second) return false;
+    const Instr& in = m.instrs[size_t(origin)];
+    if (s.fault_kind[size_t(origin)] == Fault::DivisionByZero)
+      diags.error(DiagKind::DivisionByZero, in.range, fmt::format("division by zero while evaluating {}", context));
+    else
+      diags.error(DiagKind::DomainError, in.range,
+                  fmt::format("`{}` has no finite value here (while evaluating {})", opcode_name(in.op), context));
+    return false;
+  }
+
+  void check(const Check& c) {
+    if (!need(c.value, c.what)) return;
+    double v = s.values[size_t(c.value)];
+    Dim dim = m.instrs[size_t(c.value)].dim;
+    switch (c.kind) {
+      case CheckKind::Positive:
+        if (!(v > 0)) {
+          ok = false;
+          diags.error(DiagKind::NonPositiveValue, c.range,
+                      fmt::format("{} must be positive, but it is {}", c.what, format_quantity(v, dim)));
+        }
+        break;
+      case CheckKind::InRange: {
+        if (!need(c.lo, c.what) || !need(c.hi, c.what)) return;
+        double lo = s.values[size_t(c.lo)], hi = s.values[size_t(c.hi)];
+        if (!(v >= lo && v <= hi)) {
+          ok = false;
+          diags.error(DiagKind::ParamOutOfRange, c.range,
+                      fmt::format("{} is {}, outside its range {} .. {}", c.what, format_quantity(v, dim),
+                                  format_quantity(lo, dim), format_quantity(hi, dim)));
+        }
+        break;
+      }
+      case CheckKind::WholeNumber:
+        if (!(v >= 0 && v == std::floor(v) && std::isfinite(v))) {
+          ok = false;
+          diags.error(DiagKind::NotAnInteger, c.range,
+                      fmt::format("{} must be a whole number >= 0, but it is {}", c.what, format_quantity(v, dim)));
+        }
+        break;
+    }
+  }
+};
+
+struct Folder {
+  const Module& m;
+  const State& s;
+  Reporter& reporter;
+
+  double value(ValueId v, const std::string& context) {
+    reporter.need(v, context);
+    return s.values[size_t(v)];
+  }
+
+  // Returns the time of one execution of `task` and appends its rows.
+  double fold(const Task& task, int depth, double multiplier, std::vector<Row>& rows) {
+    if (task.kind == TaskKind::Op) {
+      Row row{task.name, task.model, depth, false, multiplier};
+      row.each_s = task.value == kNoValue ? 0 : value(task.value, "`" + task.name + "`");
+      row.total_s = row.each_s * multiplier;
+      for (const auto& term : task.terms)
+        row.terms.push_back({term.name, {s.values[size_t(term.value)], m.instrs[size_t(term.value)].dim}});
+      rows.push_back(std::move(row));
+      return rows.back().each_s;
+    }
+    double count = task.kind == TaskKind::Iterate ? value(task.value, "`" + task.name + "`") : 1;
+    size_t at = rows.size();
+    rows.push_back(Row{task.name, task.kind == TaskKind::Par ? "max of its parts" : "sum of its parts", depth, true,
+                       multiplier});
+    double inner = 0;
+    for (const auto& child : task.children) {
+      double t = fold(child, depth + 1, multiplier * count, rows);
+      inner = task.kind == TaskKind::Par ? std::max(inner, t) : inner + t;
+    }
+    double each = inner * count;
+    rows[at].each_s = each;
+    rows[at].total_s = each * multiplier;
+    if (task.kind == TaskKind::Iterate) rows[at].model = fmt::format("{} iterations", count);
+    return each;
+  }
+};
+
+}  // namespace
+
+std::vector<double> compute_values(const Module& module, const SlotValues& bound) {
+  State s = run(module, bound);
+  for (size_t i = 0; i < s.values.size(); ++i)
+    if (s.fault_origin[i] >= 0) s.values[i] = NAN;
+  return s.values;
+}
+
+bool evaluate(const Module& m, const SlotValues& bound, frontend::DiagnosticEngine& diags, Evaluation& out) {
+  State s = run(m, bound);
+  Reporter reporter{m, s, diags, {}};
+  out.machine = m.machine_name;
+  out.app = m.app_name;
+  for (size_t slot = 0; slot < m.params.size(); ++slot) {
+    const ParamInfo& p = m.params[slot];
+    reporter.need(p.value, fmt::format("parameter `{}`", p.name));
+    bool overridden = slot < bound.size() && bound[slot].has_value();
+    out.params.push_back({p.name, {s.values[size_t(p.value)], p.dim}, overridden});
+  }
+  for (const auto& c : m.checks) reporter.check(c);
+  if (!reporter.ok) return false;
+  Folder folder{m, s, reporter};
+  out.total_s = 0;
+  for (const auto& phase : m.root.children) {
+    PhaseResult result{phase.name};
+    std::vector<Row> rows;
+    result.time_s = folder.fold(phase, 0, 1, rows);
+    if (phase.kind == TaskKind::Iterate) result.model = rows.front().model;
+    // The phase itself is the first row; keep only what is inside it.
+    result.rows.assign(std::make_move_iterator(rows.begin() + 1), std::make_move_iterator(rows.end()));
+    for (auto& r : result.rows) --r.depth;
+    out.total_s += result.time_s;
+    out.phases.push_back(std::move(result));
+  }
+  return reporter.ok;
+}
+
+}  // namespace gpm::backend

@@ -1,0 +1,63 @@
+// interpreter.h: the reference evaluator: runs the IR at bound parameter values and folds the task tree.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frontend/diagnostics.h"
+#include "ir/ir.h"
+
+namespace gpm::backend {
+
+// Values for parameter slots; an empty entry means "use the default".
+using SlotValues = std::vector<std::optional<double>>;
+
+struct Quantity {
+  double value = 0;  // base units
+  frontend::Dim dim;
+};
+
+struct TermValue {
+  std::string name;
+  Quantity value;
+};
+
+// One row of the breakdown: an operation or a block, with how often it runs.
+struct Row {
+  std::string name, model;
+  int depth = 0;             // nesting below its phase
+  bool is_block = false;     // seq / par / iterate
+  double count = 1;          // executions over the whole run (product of enclosing iterate counts)
+  double each_s = 0;         // time of one execution
+  double total_s = 0;        // each_s * count
+  std::vector<TermValue> terms;
+};
+
+struct PhaseResult {
+  std::string name;
+  std::string model;  // for an iterate phase, its iteration count
+  double time_s = 0;
+  std::vector<Row> rows;
+};
+
+struct ParamValue {
+  std::string name;
+  Quantity value;
+  bool overridden = false;
+};
+
+struct Evaluation {
+  std::string machine, app;
+  double total_s = 0;
+  std::vector<PhaseResult> phases;
+  std::vector<ParamValue> params;
+};
+
+// Computes every instruction; faults (division by zero...) are reported with their source location.
+// Returns false, with diagnostics, when any value the model needs is faulty or a check fails.
+bool evaluate(const ir::Module& module, const SlotValues& bound, frontend::DiagnosticEngine& diags, Evaluation& out);
+
+// Only the instruction values (no checks, no report); entries faulted are NaN. For tests and tools.
+std::vector<double> compute_values(const ir::Module& module, const SlotValues& bound);
+
+}  // namespace gpm::backend

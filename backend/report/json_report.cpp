@@ -1,0 +1,55 @@
+// json_report.cpp: the JSON document of `gpmc eval --format json` (contract in docs/output.md).
+#include <nlohmann/json.hpp>
+
+#include "backend/report/report.h"
+#include "frontend/units.h"
+
+namespace gpm::backend {
+
+using Json = nlohmann::ordered_json;
+
+std::string json_report(const Evaluation& e) {
+  auto share = [&](double part) { return e.total_s > 0 ? part / e.total_s : 0.0; };
+  Json doc;
+  doc["machine"] = e.machine;
+  doc["app"] = e.app;
+  doc["total_s"] = e.total_s;
+  Json phases = Json::array();
+  for (const auto& phase : e.phases) {
+    Json p;
+    p["name"] = phase.name;
+    p["time_s"] = phase.time_s;
+    p["share"] = share(phase.time_s);
+    p["model"] = phase.model;
+    Json ops = Json::array();
+    for (const auto& row : phase.rows) {
+      Json r;
+      r["name"] = row.name;
+      r["kind"] = row.is_block ? "block" : "operation";
+      r["model"] = row.model;
+      r["depth"] = row.depth;
+      r["count"] = row.count;
+      r["time_each_s"] = row.each_s;
+      r["time_s"] = row.total_s;
+      r["share"] = share(row.total_s);
+      Json terms = Json::array();
+      for (const auto& t : row.terms)
+        terms.push_back({{"name", t.name}, {"value", t.value.value}, {"dimension", frontend::dim_name(t.value.dim)}});
+      r["terms"] = terms;
+      ops.push_back(r);
+    }
+    p["operations"] = ops;
+    phases.push_back(p);
+  }
+  doc["phases"] = phases;
+  Json params = Json::array();
+  for (const auto& p : e.params)
+    params.push_back({{"name", p.name},
+                      {"value", p.value.value},
+                      {"dimension", frontend::dim_name(p.value.dim)},
+                      {"overridden", p.overridden}});
+  doc["params"] = params;
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace gpm::backend

@@ -1,0 +1,54 @@
+// table_report.cpp: the aligned text table printed by `gpmc eval` by default.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "backend/report/report.h"
+#include "frontend/units.h"
+
+namespace gpm::backend {
+
+std::string table_report(const Evaluation& e) {
+  std::string out = fmt::format("{} on {}: {}\n\n", e.app, e.machine, format_seconds(e.total_s));
+  struct Line {
+    std::string name, count, each, total, share, model;
+  };
+  std::vector<Line> lines = {{"phase / operation", "count", "each", "total", "share", "model"}};
+  for (const auto& phase : e.phases) {
+    lines.push_back({phase.name, "1", format_seconds(phase.time_s), format_seconds(phase.time_s),
+                     format_share(phase.time_s, e.total_s), phase.model});
+    for (const auto& row : phase.rows) {
+      std::string model = row.model;
+      for (const auto& term : row.terms)
+        model += fmt::format("; {} {}", term.name, frontend::format_quantity(term.value.value, term.value.dim));
+      lines.push_back({std::string(size_t(row.depth + 1) * 2, ' ') + row.name, fmt::format("{:.10g}", row.count),
+                       format_seconds(row.each_s), format_seconds(row.total_s), format_share(row.total_s, e.total_s),
+                       model});
+    }
+  }
+  size_t w[5] = {0, 0, 0, 0, 0};
+  for (const auto& l : lines) {
+    w[0] = std::max(w[0], l.name.size());
+    w[1] = std::max(w[1], l.count.size());
+    w[2] = std::max(w[2], l.each.size());
+    w[3] = std::max(w[3], l.total.size());
+    w[4] = std::max(w[4], l.share.size());
+  }
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const auto& l = lines[i];
+    std::string line = fmt::format("{:<{}}  {:>{}}  {:>{}}  {:>{}}  {:>{}}  {}", l.name, w[0], l.count, w[1], l.each,
+                                   w[2], l.total, w[3], l.share, w[4], l.model);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+    if (i == 0) out += std::string(w[0] + w[1] + w[2] + w[3] + w[4] + 10, '-') + "\n";
+  }
+  out += fmt::format("\ntotal: {}\n", format_seconds(e.total_s));
+  std::string params;
+  for (const auto& p : e.params)
+    params += fmt::format("  {} = {}{}\n", p.name, frontend::format_quantity(p.value.value, p.value.dim),
+                          p.overridden ? "  (--set)" : "");
+  if (!params.empty()) out += "\nparameters:\n" + params;
+  return out;
+}
+
+}  // namespace gpm::backend

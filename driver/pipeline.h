@@ -1,0 +1,63 @@
+// pipeline.h: the whole compilation pipeline in one place: load -> parse -> sema -> lower -> verify -> evaluate.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/interp/interpreter.h"
+#include "frontend/diagnostics.h"
+#include "frontend/loader.h"
+#include "frontend/sema.h"
+#include "ir/ir.h"
+#include "ir/lower.h"
+
+namespace gpm::driver {
+
+struct Options {
+  std::vector<std::string> include_dirs;
+  std::string stdlib_dir;  // empty: the standard library found next to the sources or installed
+};
+
+// `--set name=value`, as typed.
+struct Setting {
+  std::string name;
+  std::string value;
+};
+
+// A compiled model: IR plus the parameter values the command line bound.
+struct Compiled {
+  ir::Module module;
+  backend::SlotValues bound;
+};
+
+class Session {
+ public:
+  explicit Session(Options options);
+  frontend::SourceManager& sources() { return sources_; }
+  frontend::DiagnosticEngine& diags() { return diags_; }
+
+  // `gpmc check`: parses, checks and evaluates the constant parts (params, machines) of each file.
+  bool check(const std::vector<std::string>& files);
+  // `gpmc dump-ast`: the parsed module (null on errors).
+  const frontend::Module* parse(const std::string& file);
+  // `gpmc eval` and `gpmc dump-ir`: compiles MACHINE and APP with --set values.
+  std::unique_ptr<Compiled> compile(const std::string& machine_file, const std::string& app_file,
+                                    const std::vector<Setting>& settings);
+  // Evaluates a compiled model with the reference interpreter.
+  bool evaluate(const Compiled& compiled, backend::Evaluation& out);
+
+ private:
+  bool load_and_check(const std::vector<std::string>& files, std::vector<const frontend::Module*>& roots);
+  bool bind_settings(const std::vector<Setting>& settings, ir::ParamBindings& bindings);
+
+  Options options_;
+  frontend::SourceManager sources_;
+  frontend::DiagnosticEngine diags_;
+  frontend::Loader loader_;
+  frontend::Sema sema_;
+};
+
+// The standard library folder: $GPMC_STDLIB, else the one the build was configured with.
+std::string default_stdlib_dir();
+
+}  // namespace gpm::driver

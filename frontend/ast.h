@@ -1,0 +1,240 @@
+// ast.h: the abstract syntax tree of a .gpm file; every node carries its SourceRange.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frontend/source_manager.h"
+#include "frontend/units.h"
+
+namespace gpm::frontend {
+
+// The static type of an expression: a quantity of some dimension, or a truth value.
+struct Type {
+  enum class Tag { Quantity, Bool, Error } tag = Tag::Error;
+  Dim dim;
+  static Type quantity(Dim d) { return {Tag::Quantity, d}; }
+  static Type boolean() { return {Tag::Bool, {}}; }
+  static Type error() { return {Tag::Error, {}}; }
+  bool is_error() const { return tag == Tag::Error; }
+  bool is_bool() const { return tag == Tag::Bool; }
+  bool is_quantity() const { return tag == Tag::Quantity; }
+};
+
+enum class ExprKind { Number, Bool, Name, Call, Unary, Chain, Binary, If };
+// Operators. Chains hold runs of + - or * / ; Binary holds ^, comparisons, and, or.
+enum class Op { Add, Sub, Mul, Div, Pow, Neg, Plus, Not, Lt, Le, Gt, Ge, Eq, Ne, And, Or };
+const char* op_spelling(Op op);
+
+struct Decl;
+
+struct Expr {
+  ExprKind kind;
+  SourceRange range;
+  // Number: value in base units (s, B, flop), its dimension and the literal's spelling.
+  double value = 0;
+  Dim literal_dim;
+  std::string text;
+  // Name and Call: the identifier.
+  std::string name;
+  SourceRange name_range;
+  // Operands: Unary {x}; Binary {lhs, rhs}; Chain {x0, x1, ...}; Call: args; If {cond, then, else}.
+  std::vector<std::unique_ptr<Expr>> operands;
+  Op op = Op::Add;                 // Unary and Binary
+  std::vector<Op> chain_ops;       // Chain: the operator before operands[i + 1]
+  std::vector<std::string> arg_names;  // Call: "" for a positional argument
+  bool parenthesized = false;
+  // Filled in by sema.
+  Type type;
+  const Decl* target = nullptr;  // Name: the param, let or fn parameter; Call: the fn (null for builtins)
+  int fn_param_index = -1;       // Name inside a fn body: which parameter
+};
+using ExprPtr = std::unique_ptr<Expr>;
+
+enum class DeclKind { Import, Param, Let, Fn, Type, Machine, App };
+
+struct Decl {
+  DeclKind kind;
+  std::string name;
+  SourceRange range;
+  SourceRange name_range;
+  FileId file = kNoFile;
+  virtual ~Decl() = default;
+
+ protected:
+  Decl(DeclKind k) : kind(k) {}
+};
+
+struct ImportDecl : Decl {
+  ImportDecl() : Decl(DeclKind::Import) {}
+  std::string path;  // as written, without quotes
+};
+
+struct ParamDecl : Decl {
+  ParamDecl() : Decl(DeclKind::Param) {}
+  ExprPtr value;
+  ExprPtr range_lo, range_hi;  // optional `in lo .. hi`
+  Type type;                   // set by sema
+};
+
+struct LetDecl : Decl {
+  LetDecl() : Decl(DeclKind::Let) {}
+  ExprPtr value;
+  Type type;
+};
+
+struct DimTypeSyntax {
+  std::string text;
+  SourceRange range;
+  std::optional<Dim> dim;  // empty when the builder reported it invalid
+};
+
+struct FnParam {
+  std::string name;
+  SourceRange range;
+  DimTypeSyntax type;
+};
+
+struct FnDecl : Decl {
+  FnDecl() : Decl(DeclKind::Fn) {}
+  std::vector<FnParam> params;
+  DimTypeSyntax result;
+  ExprPtr body;
+};
+
+struct Attr {
+  std::string name;
+  SourceRange name_range;
+  ExprPtr value;
+};
+
+struct TypeDecl : Decl {
+  TypeDecl() : Decl(DeclKind::Type) {}
+  std::string component_kind;
+  SourceRange kind_range;
+  std::vector<Attr> attrs;
+};
+
+// `s[0].p9`, `g[*]`, `gpu[1]`.
+struct RefPart {
+  std::string name;
+  SourceRange range;
+  ExprPtr index;  // null when absent
+  bool star = false;
+};
+struct CompRef {
+  std::vector<RefPart> parts;
+  SourceRange range;
+};
+
+struct ComponentDecl {
+  std::string kind;
+  SourceRange kind_range;
+  std::string name;
+  SourceRange name_range;
+  ExprPtr count;  // array size, null when not an array
+  std::string type_name;
+  SourceRange type_range;
+  std::vector<Attr> attrs;
+  SourceRange range;
+};
+
+struct LinkPair {
+  CompRef a, b;
+  bool bidirectional = true;
+  SourceRange range;
+};
+
+struct LinkDecl {
+  std::vector<LinkPair> pairs;
+  std::string type_name;
+  SourceRange type_range;
+  std::vector<Attr> attrs;
+  SourceRange range;
+};
+
+struct SocketDecl;
+// What a node or socket body holds, in source order.
+struct NodeItem {
+  enum class Kind { Component, Socket, Link, Attr } kind;
+  std::unique_ptr<ComponentDecl> component;
+  std::unique_ptr<SocketDecl> socket;
+  std::unique_ptr<LinkDecl> link;
+  std::unique_ptr<Attr> attr;
+};
+
+struct SocketDecl {
+  std::string name;
+  SourceRange name_range;
+  ExprPtr count;
+  std::vector<NodeItem> items;
+  SourceRange range;
+};
+
+struct NodeDecl {
+  std::vector<NodeItem> items;
+  SourceRange range;
+};
+
+struct MachineDecl : Decl {
+  MachineDecl() : Decl(DeclKind::Machine) {}
+  std::vector<std::unique_ptr<ParamDecl>> params;
+  std::vector<std::unique_ptr<LetDecl>> lets;
+  std::vector<Attr> attrs;
+  std::vector<std::unique_ptr<NodeDecl>> nodes;  // exactly one is valid; sema reports others
+};
+
+struct DataDecl {
+  std::vector<std::pair<std::string, SourceRange>> names;
+  std::string placement;  // host | device
+  SourceRange placement_range;
+  std::string host_kind;  // pinned | pageable | "" for device
+  SourceRange host_kind_range;
+  ExprPtr size;
+  SourceRange range;
+};
+
+struct KernelDecl {
+  std::string name;
+  SourceRange name_range;
+  std::optional<CompRef> on;
+  std::vector<Attr> attrs;
+  SourceRange range;
+};
+
+enum class StmtKind { Run, Copy, Seq, Par, Iterate, Phase, Overhead };
+
+struct Stmt {
+  StmtKind kind;
+  SourceRange range;
+  std::string name;  // Run: kernel; Phase: phase name
+  SourceRange name_range;
+  std::string direction;  // Copy: h2d | d2h | d2d
+  SourceRange direction_range;
+  std::string host_kind;  // Copy: pinned | pageable | ""
+  SourceRange host_kind_range;
+  ExprPtr expr;  // Copy: bytes or buffer; Iterate: count; Overhead: time
+  std::optional<CompRef> on;
+  std::vector<std::unique_ptr<Stmt>> body;
+  // Filled in by sema for a copy whose operand names a data buffer.
+  const DataDecl* buffer = nullptr;
+};
+
+struct AppDecl : Decl {
+  AppDecl() : Decl(DeclKind::App) {}
+  std::vector<std::unique_ptr<ParamDecl>> params;
+  std::vector<std::unique_ptr<LetDecl>> lets;
+  std::vector<std::unique_ptr<DataDecl>> data;
+  std::vector<std::unique_ptr<KernelDecl>> kernels;
+  std::vector<std::unique_ptr<Stmt>> body;
+};
+
+// One parsed file.
+struct Module {
+  FileId file = kNoFile;
+  std::string path;  // as displayed
+  std::vector<std::unique_ptr<Decl>> decls;  // top-level declarations in source order
+};
+
+}  // namespace gpm::frontend

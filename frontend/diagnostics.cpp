@@ -1,0 +1,122 @@
+// diagnostics.cpp: stores diagnostics and renders `file:line:col: error: message [Kind]` with a caret.
+#include "frontend/diagnostics.h"
+
+#include <ostream>
+
+#include <fmt/format.h>
+
+namespace gpm::frontend {
+
+const char* diag_kind_name(DiagKind kind) {
+  switch (kind) {
+#define GPM_DIAG(name, summary) \
+  case DiagKind::name:          \
+    return #name;
+#include "frontend/diagnostic_kinds.def"
+#undef GPM_DIAG
+  }
+  return "Unknown";
+}
+
+const char* diag_kind_summary(DiagKind kind) {
+  switch (kind) {
+#define GPM_DIAG(name, summary) \
+  case DiagKind::name:          \
+    return summary;
+#include "frontend/diagnostic_kinds.def"
+#undef GPM_DIAG
+  }
+  return "";
+}
+
+std::vector<DiagKind> all_diag_kinds() {
+  return {
+#define GPM_DIAG(name, summary) DiagKind::name,
+#include "frontend/diagnostic_kinds.def"
+#undef GPM_DIAG
+  };
+}
+
+void DiagnosticEngine::error(DiagKind kind, SourceRange range, std::string message) {
+  if (diagnostics_.size() >= kMaxErrors) {
+    ++dropped_;
+    return;
+  }
+  diagnostics_.push_back({kind, range, std::move(message), {}});
+}
+
+void DiagnosticEngine::note(SourceRange range, std::string message) {
+  if (diagnostics_.empty() || dropped_ > 0) return;
+  diagnostics_.back().notes.emplace_back(range, std::move(message));
+}
+
+// Splits a line into displayable cells, one per code point: invalid UTF-8 and control characters show
+// as `?` so that a diagnostic never writes raw binary to the terminal.
+static std::vector<std::string> display_cells(std::string_view line) {
+  std::vector<std::string> cells;
+  for (size_t i = 0; i < line.size();) {
+    unsigned char c = static_cast<unsigned char>(line[i]);
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = len != 0 && i + len <= line.size();
+    for (size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(line[i + k]) & 0xC0) == 0x80;
+    if (!ok) {
+      cells.push_back("?");
+      ++i;
+      continue;
+    }
+    if (len == 1 && c != '\t' && (c < 0x20 || c == 0x7F))
+      cells.push_back("?");
+    else
+      cells.push_back(std::string(line.substr(i, len)));
+    i += len;
+  }
+  return cells;
+}
+
+// Prints the source line and a caret line under the range (clipped to its first line). Long lines are
+// shown as a window around the caret.
+static std::string caret_lines(const SourceManager& sources, SourceRange range) {
+  constexpr size_t kWidth = 100;
+  LineColumn start = sources.line_column(range.file, range.begin);
+  LineColumn stop = sources.line_column(range.file, range.end);
+  std::vector<std::string> cells = display_cells(sources.line_text(range.file, start.line));
+  size_t first = start.column - 1;
+  size_t last = stop.line == start.line ? std::max<size_t>(stop.column - 1, first + 1) : cells.size();
+  last = std::max(last, first + 1);
+  size_t window_begin = first > kWidth / 2 ? first - kWidth / 4 : 0;
+  size_t window_end = std::min(cells.size(), window_begin + kWidth);
+  std::string text = window_begin > 0 ? "..." : "", marks = window_begin > 0 ? "   " : "";
+  for (size_t i = window_begin; i < window_end; ++i) text += cells[i];
+  if (window_end < cells.size()) text += "...";
+  for (size_t i = window_begin; i < std::min(first, window_end); ++i) marks += cells[i] == "\t" ? '\t' : ' ';
+  marks += '^';
+  for (size_t i = first + 1; i < std::min(last, window_end); ++i) marks += '~';
+  return fmt::format("  {}\n  {}\n", text, marks);
+}
+
+std::string DiagnosticEngine::render_location(SourceRange range, const char* severity,
+                                              const std::string& message, const char* kind) const {
+  std::string suffix = kind ? fmt::format(" [{}]", kind) : std::string();
+  if (!range.valid()) return fmt::format("gpmc: {}: {}{}\n", severity, message, suffix);
+  LineColumn pos = sources_.line_column(range.file, range.begin);
+  return fmt::format("{}:{}:{}: {}: {}{}\n", sources_.path(range.file), pos.line, pos.column, severity,
+                     message, suffix) +
+         caret_lines(sources_, range);
+}
+
+std::string DiagnosticEngine::render(const Diagnostic& d) const {
+  std::string out = render_location(d.range, "error", d.message, diag_kind_name(d.kind));
+  for (const auto& [range, text] : d.notes) out += render_location(range, "note", text, nullptr);
+  return out;
+}
+
+void DiagnosticEngine::flush(std::ostream& out) {
+  for (; flushed_ < diagnostics_.size(); ++flushed_) out << render(diagnostics_[flushed_]);
+  if (dropped_ > 0 && !reported_dropped_) {
+    out << fmt::format("gpmc: note: {} further errors not shown\n", dropped_);
+    reported_dropped_ = true;
+  }
+  out.flush();
+}
+
+}  // namespace gpm::frontend

@@ -1,0 +1,53 @@
+// diagnostics.h: the diagnostic engine: collects located errors and renders them with a caret.
+#pragma once
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "frontend/source_manager.h"
+
+namespace gpm::frontend {
+
+enum class DiagKind {
+#define GPM_DIAG(name, summary) name,
+#include "frontend/diagnostic_kinds.def"
+#undef GPM_DIAG
+};
+
+const char* diag_kind_name(DiagKind kind);
+const char* diag_kind_summary(DiagKind kind);
+std::vector<DiagKind> all_diag_kinds();
+
+struct Diagnostic {
+  DiagKind kind;
+  SourceRange range;  // may be invalid for errors without a location
+  std::string message;
+  std::vector<std::pair<SourceRange, std::string>> notes;
+};
+
+class DiagnosticEngine {
+ public:
+  explicit DiagnosticEngine(const SourceManager& sources) : sources_(sources) {}
+  void error(DiagKind kind, SourceRange range, std::string message);
+  // Attaches a note (for instance "previous definition is here") to the last error.
+  void note(SourceRange range, std::string message);
+  bool has_errors() const { return !diagnostics_.empty(); }
+  size_t error_count() const { return diagnostics_.size(); }
+  const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
+  // Renders every diagnostic not yet rendered, in the order reported.
+  void flush(std::ostream& out);
+  std::string render(const Diagnostic& diagnostic) const;
+  // Beyond this many errors the rest are counted but not stored.
+  static constexpr size_t kMaxErrors = 50;
+
+ private:
+  std::string render_location(SourceRange range, const char* severity, const std::string& message,
+                              const char* kind) const;
+  const SourceManager& sources_;
+  std::vector<Diagnostic> diagnostics_;
+  size_t flushed_ = 0;
+  size_t dropped_ = 0;
+  bool reported_dropped_ = false;
+};
+
+}  // namespace gpm::frontend

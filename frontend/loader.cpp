@@ -1,0 +1,125 @@
+// loader.cpp: import resolution, cycle detection and file reading with size and type checks.
+#include "frontend/loader.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "frontend/parse.h"
+
+namespace gpm::frontend {
+
+namespace fs = std::filesystem;
+
+bool read_source_file(const std::string& path, std::string& out, DiagnosticEngine& diags, SourceRange site) {
+  std::error_code ec;
+  auto status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) {
+    diags.error(DiagKind::FileNotFound, site, fmt::format("cannot open `{}`: no such file", path));
+    return false;
+  }
+  if (fs::is_directory(status)) {
+    diags.error(DiagKind::FileNotFound, site, fmt::format("`{}` is a directory, not a .gpm file", path));
+    return false;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    diags.error(DiagKind::FileNotFound, site, fmt::format("cannot open `{}`: {}", path, std::strerror(errno)));
+    return false;
+  }
+  // Read at most one byte past the limit, so that a huge or endless file (a FIFO) costs nothing.
+  out.assign(kMaxSourceBytes + 1, '\0');
+  in.read(out.data(), std::streamsize(out.size()));
+  out.resize(size_t(in.gcount()));
+  if (out.size() > kMaxSourceBytes) {
+    diags.error(DiagKind::FileTooLarge, site,
+                fmt::format("`{}` is larger than {} MiB; .gpm models are expected to be small text files",
+                            path, kMaxSourceBytes >> 20));
+    return false;
+  }
+  return true;
+}
+
+Loader::Loader(SourceManager& sources, DiagnosticEngine& diags, LoaderOptions options)
+    : sources_(sources), diags_(diags), options_(std::move(options)) {}
+
+static std::string canonical_key(const std::string& path) {
+  std::error_code ec;
+  auto canon = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  return ec ? path : canon.string();
+}
+
+bool Loader::load_prelude() {
+  size_t before = diags_.error_count();
+  for (const auto& name : options_.prelude) {
+    std::string path = (fs::path(options_.stdlib_dir) / (name + ".gpm")).string();
+    if (!load(path, canonical_key(path), {})) {
+      if (diags_.error_count() == before)
+        diags_.error(DiagKind::FileNotFound, {}, fmt::format("standard library file `{}` failed to load", path));
+      return false;
+    }
+  }
+  return true;
+}
+
+const Module* Loader::load_root(const std::string& path) { return load(path, canonical_key(path), {}); }
+
+std::string Loader::resolve_import(const std::string& name, const std::string& importer_dir) const {
+  std::vector<std::string> dirs = {importer_dir, options_.stdlib_dir};
+  dirs.insert(dirs.end(), options_.include_dirs.begin(), options_.include_dirs.end());
+  for (const auto& dir : dirs) {
+    for (const std::string& candidate : {name, name + ".gpm"}) {
+      fs::path p = dir.empty() ? fs::path(candidate) : fs::path(dir) / candidate;
+      std::error_code ec;
+      if (fs::is_regular_file(p, ec)) return p.lexically_normal().string();
+    }
+  }
+  return {};
+}
+
+const Module* Loader::load(const std::string& display_path, const std::string& key, SourceRange import_site) {
+  for (size_t i = 0; i < module_keys_.size(); ++i)
+    if (module_keys_[i] == key) return modules_[i].get();
+  for (size_t i = 0; i < stack_.size(); ++i) {
+    if (stack_[i].key != key) continue;
+    std::string chain;
+    for (size_t k = i; k < stack_.size(); ++k) chain += fs::path(stack_[k].key).filename().string() + " -> ";
+    chain += fs::path(key).filename().string();
+    diags_.error(DiagKind::ImportCycle, import_site, fmt::format("import cycle: {}", chain));
+    return nullptr;
+  }
+  std::string text;
+  if (!read_source_file(display_path, text, diags_, import_site)) return nullptr;
+  FileId file = sources_.add(display_path, std::move(text));
+  auto module = parse_module(sources_, file, diags_);
+  if (!module) return nullptr;
+  if (module->decls.empty()) {
+    diags_.error(DiagKind::EmptyFile, SourceRange{file, 0, 0},
+                 "file declares nothing: expected a machine, an app, or params, lets, fns and types");
+    return nullptr;
+  }
+  stack_.push_back({key, import_site});
+  std::string dir = fs::path(display_path).parent_path().string();
+  for (const auto& decl : module->decls) {
+    if (decl->kind != DeclKind::Import) continue;
+    const auto& import = static_cast<const ImportDecl&>(*decl);
+    std::string resolved = resolve_import(import.path, dir);
+    if (resolved.empty()) {
+      diags_.error(DiagKind::ImportNotFound, import.name_range,
+                   fmt::format("cannot find `{}` in {}, the standard library or the --include folders",
+                               import.path, dir.empty() ? "the current folder" : "`" + dir + "`"));
+      continue;
+    }
+    load(resolved, canonical_key(resolved), import.name_range);
+  }
+  stack_.pop_back();
+  modules_.push_back(std::move(module));
+  module_keys_.push_back(key);
+  return modules_.back().get();
+}
+
+}  // namespace gpm::frontend

@@ -1,0 +1,52 @@
+// loader.h: reads files and follows imports (file's folder, then stdlib/, then --include dirs).
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "frontend/ast.h"
+#include "frontend/diagnostics.h"
+
+namespace gpm::frontend {
+
+// Source files larger than this are refused with FileTooLarge.
+inline constexpr size_t kMaxSourceBytes = 8u << 20;
+
+struct LoaderOptions {
+  std::string stdlib_dir;
+  std::vector<std::string> include_dirs;
+  // Standard-library files loaded before any user file (closed forms the lowering calls).
+  std::vector<std::string> prelude = {"roofline", "transfer"};
+};
+
+class Loader {
+ public:
+  Loader(SourceManager& sources, DiagnosticEngine& diags, LoaderOptions options);
+  // Loads the prelude; returns false (with diagnostics) when a prelude file is missing or invalid.
+  bool load_prelude();
+  // Loads a file named on the command line and everything it imports. Returns the module, or null
+  // when the file could not be read or parsed.
+  const Module* load_root(const std::string& path);
+  // Every module loaded so far, imports before importers.
+  const std::vector<std::unique_ptr<Module>>& modules() const { return modules_; }
+
+ private:
+  const Module* load(const std::string& display_path, const std::string& canonical, SourceRange import_site);
+  std::string resolve_import(const std::string& name, const std::string& importer_dir) const;
+
+  SourceManager& sources_;
+  DiagnosticEngine& diags_;
+  LoaderOptions options_;
+  std::vector<std::unique_ptr<Module>> modules_;
+  std::vector<std::string> module_keys_;  // canonical path of each module
+  struct Active {
+    std::string key;
+    SourceRange import_site;
+  };
+  std::vector<Active> stack_;  // files being loaded, for cycle detection
+};
+
+// Reads a whole file, checking existence and size; reports FileNotFound or FileTooLarge.
+bool read_source_file(const std::string& path, std::string& out, DiagnosticEngine& diags, SourceRange site);
+
+}  // namespace gpm::frontend

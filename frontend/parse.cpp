@@ -1,0 +1,210 @@
+// parse.cpp: checks encoding, lexes, guards nesting depth, runs the ANTLR parser, builds the AST.
+#include "frontend/parse.h"
+
+#include <antlr4-runtime.h>
+
+#include <fmt/format.h>
+
+#include "GpmLexer.h"
+#include "GpmParser.h"
+#include "frontend/ast_builder.h"
+#include "frontend/units.h"
+
+namespace gpm::frontend {
+namespace {
+
+using gpm_gen::GpmLexer;
+using gpm_gen::GpmParser;
+
+// Reports the first invalid UTF-8 sequence or NUL byte; returns false if there is one.
+bool check_encoding(const SourceManager& sources, FileId file, DiagnosticEngine& diags) {
+  const std::string& text = sources.text(file);
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  size_t n = text.size();
+  for (size_t i = 0; i < n;) {
+    unsigned char c = bytes[i];
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = len != 0 && i + len <= n && c != 0;
+    for (size_t k = 1; ok && k < len; ++k) ok = (bytes[i + k] & 0xC0) == 0x80;
+    if (ok && len == 2) ok = c >= 0xC2;                                      // no overlong forms
+    if (ok && len == 3) ok = !(c == 0xE0 && bytes[i + 1] < 0xA0) && !(c == 0xED && bytes[i + 1] >= 0xA0);
+    if (ok && len == 4) ok = !(c == 0xF0 && bytes[i + 1] < 0x90) && !(c == 0xF4 && bytes[i + 1] >= 0x90) && c <= 0xF4;
+    if (!ok) {
+      SourceRange at{file, uint32_t(i), uint32_t(i + 1)};
+      if (c == 0)
+        diags.error(DiagKind::InvalidEncoding, at, "NUL byte in source: is this a binary file?");
+      else
+        diags.error(DiagKind::InvalidEncoding, at,
+                    fmt::format("invalid UTF-8 byte 0x{:02X}: .gpm files must be UTF-8 text", c));
+      return false;
+    }
+    i += len;
+  }
+  return true;
+}
+
+// Forwards ANTLR's syntax errors to the diagnostic engine with plainer wording.
+class SyntaxErrorForwarder : public antlr4::BaseErrorListener {
+ public:
+  SyntaxErrorForwarder(const OffsetMap& map, DiagnosticEngine& diags, antlr4::CommonTokenStream& tokens)
+      : map_(map), diags_(diags), tokens_(tokens) {}
+  size_t count = 0;
+
+  void syntaxError(antlr4::Recognizer*, antlr4::Token* offending, size_t, size_t, const std::string& msg,
+                   std::exception_ptr) override {
+    if (!offending) return;
+    if (offending->getTokenIndex() == last_index_) return;  // one report per token
+    last_index_ = offending->getTokenIndex();
+    ++count;
+    SourceRange range = map_.token(offending);
+    if (offending->getType() == antlr4::Token::EOF) {
+      diags_.error(DiagKind::SyntaxError, range, "unexpected end of file: " + reword(msg));
+      return;
+    }
+    // `8 Gbps` lexes as QUANTITY(8 Gb) IDENT(ps) or NUMBER IDENT: report the unknown unit.
+    if (offending->getType() == GpmLexer::IDENT && offending->getTokenIndex() > 0) {
+      antlr4::Token* prev = tokens_.get(offending->getTokenIndex() - 1);
+      if (prev->getType() == GpmLexer::NUMBER || prev->getType() == GpmLexer::QUANTITY) {
+        SourceRange prev_range = map_.token(prev);
+        std::string unit = offending->getText();
+        SourceRange unit_range = range;
+        if (prev->getType() == GpmLexer::QUANTITY && prev_range.end == range.begin) {
+          std::string prev_text = prev->getText();
+          size_t start = prev_text.find_first_not_of("0123456789.eE+- \t");
+          unit = prev_text.substr(start) + unit;
+          unit_range.begin = prev_range.begin + uint32_t(start);
+        }
+        diags_.error(DiagKind::UnknownUnit, unit_range,
+                     fmt::format("unknown unit `{}` (units are written without spaces, e.g. `GB/s`, "
+                                 "`us`, `KiB`, `Tflop/s`; see docs/language.md)",
+                                 unit));
+        return;
+      }
+    }
+    diags_.error(DiagKind::SyntaxError, range, reword(msg));
+  }
+
+ private:
+  static std::string reword(const std::string& msg) {
+    std::string out = msg;
+    auto replace = [&](const std::string& from, const std::string& to) {
+      for (size_t pos = out.find(from); pos != std::string::npos; pos = out.find(from, pos + to.size()))
+        out.replace(pos, from.size(), to);
+    };
+    replace("mismatched input", "unexpected");
+    replace("extraneous input", "unexpected");
+    replace("no viable alternative at input", "cannot parse");
+    replace("'<EOF>'", "end of file");
+    replace("<EOF>", "end of file");
+    // Long expectation sets are noise; keep short ones.
+    size_t expecting = out.find(" expecting {");
+    if (expecting != std::string::npos && std::count(out.begin() + expecting, out.end(), ',') > 5)
+      out.erase(expecting);
+    return out;
+  }
+  const OffsetMap& map_;
+  DiagnosticEngine& diags_;
+  antlr4::CommonTokenStream& tokens_;
+  size_t last_index_ = size_t(-1);
+};
+
+bool is_statement_start(const std::string& text) {
+  static const char* kStarts[] = {"import", "param", "let", "fn", "type", "machine", "app", "node",
+                                  "socket", "link", "data", "kernel", "run", "copy", "seq", "par",
+                                  "iterate", "phase", "overhead", ";", "}"};
+  for (const char* s : kStarts)
+    if (text == s) return true;
+  return false;
+}
+
+// Reports lexical error tokens and nesting beyond kMaxNesting, so that the recursive-descent
+// parser never recurses without bound. Returns false if anything was reported.
+bool check_tokens(antlr4::CommonTokenStream& tokens, const OffsetMap& map, DiagnosticEngine& diags) {
+  bool ok = true;
+  int brackets = 0, prefix_run = 0, ifs_in_statement = 0;
+  bool operand_expected = true;  // whether a '-' here is a prefix operator
+  for (antlr4::Token* token : tokens.getTokens()) {
+    size_t type = token->getType();
+    SourceRange range = map.token(token);
+    if (type == GpmLexer::ERROR_CHAR) {
+      std::string text = token->getText();
+      diags.error(DiagKind::UnexpectedCharacter, range, fmt::format("unexpected character `{}`", text));
+      ok = false;
+      continue;
+    }
+    if (type == GpmLexer::UNTERMINATED_STRING) {
+      diags.error(DiagKind::UnterminatedString, range, "string literal is missing its closing `\"`");
+      ok = false;
+      continue;
+    }
+    if (type == GpmLexer::UNTERMINATED_COMMENT) {
+      range.end = std::min(range.end, range.begin + 2);
+      diags.error(DiagKind::UnterminatedComment, range, "block comment is missing its closing `*/`");
+      ok = false;
+      continue;
+    }
+    if (!ok) continue;
+    std::string text = token->getText();
+    if (is_statement_start(text)) ifs_in_statement = 0;
+    bool is_prefix = operand_expected && (text == "-" || text == "+" || text == "not");
+    prefix_run = is_prefix ? prefix_run + 1 : 0;
+    if (text == "(" || text == "[" || text == "{") ++brackets;
+    if (text == ")" || text == "]" || text == "}") --brackets;
+    if (text == "if") ++ifs_in_statement;
+    if (brackets > kMaxNesting || prefix_run > kMaxNesting || ifs_in_statement > kMaxNesting) {
+      diags.error(DiagKind::NestingTooDeep, range,
+                  fmt::format("nesting deeper than {} levels (brackets, blocks, prefix operators or "
+                              "`if` expressions); split the expression with `let`",
+                              kMaxNesting));
+      return false;
+    }
+    operand_expected = !(type == GpmLexer::IDENT || type == GpmLexer::NUMBER || type == GpmLexer::QUANTITY ||
+                         type == GpmLexer::STRING || text == ")" || text == "]" || text == "true" ||
+                         text == "false");
+  }
+  return ok;
+}
+
+struct ParseSession {
+  ParseSession(const SourceManager& sources, FileId file)
+      : input(sources.text(file)), lexer(&input), tokens(&lexer), parser(&tokens),
+        map(file, sources.text(file)) {
+    lexer.removeErrorListeners();
+    parser.removeErrorListeners();
+  }
+  antlr4::ANTLRInputStream input;
+  GpmLexer lexer;
+  antlr4::CommonTokenStream tokens;
+  GpmParser parser;
+  OffsetMap map;
+};
+
+}  // namespace
+
+std::unique_ptr<Module> parse_module(const SourceManager& sources, FileId file, DiagnosticEngine& diags) {
+  if (!check_encoding(sources, file, diags)) return nullptr;
+  ParseSession session(sources, file);
+  session.tokens.fill();
+  if (!check_tokens(session.tokens, session.map, diags)) return nullptr;
+  SyntaxErrorForwarder forwarder(session.map, diags, session.tokens);
+  session.parser.addErrorListener(&forwarder);
+  auto* tree = session.parser.file();
+  if (forwarder.count > 0) return nullptr;
+  AstBuilder builder(session.map, diags);
+  return builder.build_file(tree, sources.path(file));
+}
+
+ExprPtr parse_expression(const SourceManager& sources, FileId file, DiagnosticEngine& diags) {
+  if (!check_encoding(sources, file, diags)) return nullptr;
+  ParseSession session(sources, file);
+  session.tokens.fill();
+  if (!check_tokens(session.tokens, session.map, diags)) return nullptr;
+  SyntaxErrorForwarder forwarder(session.map, diags, session.tokens);
+  session.parser.addErrorListener(&forwarder);
+  auto* tree = session.parser.standaloneExpr();
+  if (forwarder.count > 0) return nullptr;
+  AstBuilder builder(session.map, diags);
+  return builder.build_standalone_expr(tree);
+}
+
+}  // namespace gpm::frontend

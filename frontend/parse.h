@@ -1,0 +1,21 @@
+// parse.h: source text -> AST Module (UTF-8 check, lexing, nesting guard, ANTLR parse, AST build).
+#pragma once
+#include <memory>
+#include <string>
+
+#include "frontend/ast.h"
+#include "frontend/diagnostics.h"
+
+namespace gpm::frontend {
+
+// Deepest bracket, block, prefix-operator or `if` nesting accepted in one statement.
+inline constexpr int kMaxNesting = 256;
+
+// Parses one file already added to the SourceManager. Returns null when the file has lexical or
+// syntax errors (they are reported to `diags`).
+std::unique_ptr<Module> parse_module(const SourceManager& sources, FileId file, DiagnosticEngine& diags);
+
+// Parses a standalone expression, for `--set name=value`; reports errors against `file`.
+ExprPtr parse_expression(const SourceManager& sources, FileId file, DiagnosticEngine& diags);
+
+}  // namespace gpm::frontend

@@ -1,0 +1,78 @@
+// schema.cpp: the attribute tables (one place to extend when a model needs a new machine parameter).
+#include "frontend/schema.h"
+
+#include <map>
+
+namespace gpm::frontend {
+namespace {
+
+const Dim kTime = Dim::seconds();
+const Dim kBytes = Dim::byte();
+const Dim kRate = Dim::byte() / Dim::seconds();
+const Dim kFlopRate = Dim::flop() / Dim::seconds();
+const Dim kCount = Dim::count();
+const Dim kFrequency = Dim::count() / Dim::seconds();
+
+const std::map<std::string, std::vector<AttrSpec>, std::less<>>& schemas() {
+  static const std::map<std::string, std::vector<AttrSpec>, std::less<>> table = {
+      {"machine", {{"nodes", kCount, "number of nodes"}}},
+      {"cpu",
+       {{"cores", kCount, "cores per CPU"},
+        {"freq", kFrequency, "core clock"},
+        {"peak_fp64", kFlopRate, "double-precision peak"}}},
+      {"gpu",
+       {{"peak_fp64", kFlopRate, "double-precision peak"},
+        {"peak_fp32", kFlopRate, "single-precision peak"},
+        {"peak_fp16", kFlopRate, "half-precision peak"},
+        {"mem_bw", kRate, "device memory bandwidth"},
+        {"mem_size", kBytes, "device memory capacity"},
+        {"d2d_latency", kTime, "one-byte device-to-device copy time (L+O)"},
+        {"copy_engines", kCount, "DMA copy engines"},
+        {"sms", kCount, "streaming multiprocessors"}}},
+      {"memory", {{"bw", kRate, "peak bandwidth"}, {"size", kBytes, "capacity"}}},
+      {"switch", {{"latency", kTime, "traversal latency"}}},
+      {"root", {{"latency", kTime, "traversal latency"}}},
+      {"nic", {{"bw", kRate, "injection bandwidth"}, {"latency", kTime, "latency"}}},
+      {"link",
+       {{"bw", kRate, "bandwidth in each direction"},
+        {"bw_fwd", kRate, "bandwidth from the left endpoint to the right"},
+        {"bw_rev", kRate, "bandwidth from the right endpoint to the left"},
+        {"latency", kTime, "latency plus overhead (L+O) in each direction"},
+        {"latency_fwd", kTime, "L+O from the left endpoint to the right"},
+        {"latency_rev", kTime, "L+O from the right endpoint to the left"}}},
+      {"kernel",
+       {{"flops", Dim::flop(), "floating-point operations"},
+        {"bytes", kBytes, "bytes moved to and from device memory"},
+        {"time", kTime, "explicit time (instead of the roofline)"},
+        {"precision", kCount, "64, 32 or 16: which peak the roofline uses"}}},
+  };
+  return table;
+}
+
+}  // namespace
+
+const std::vector<AttrSpec>* attribute_schema(std::string_view owner) {
+  auto it = schemas().find(owner);
+  return it == schemas().end() ? nullptr : &it->second;
+}
+
+const AttrSpec* find_attribute(std::string_view owner, std::string_view name) {
+  const auto* schema = attribute_schema(owner);
+  if (!schema) return nullptr;
+  for (const auto& spec : *schema)
+    if (name == spec.name) return &spec;
+  return nullptr;
+}
+
+bool is_component_kind(std::string_view kind) {
+  return kind == "cpu" || kind == "gpu" || kind == "memory" || kind == "switch" || kind == "root" || kind == "nic";
+}
+
+std::string attribute_names(std::string_view owner) {
+  std::string out;
+  if (const auto* schema = attribute_schema(owner))
+    for (const auto& spec : *schema) out += (out.empty() ? "" : ", ") + std::string(spec.name);
+  return out;
+}
+
+}  // namespace gpm::frontend

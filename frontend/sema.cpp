@@ -1,0 +1,369 @@
+// sema.cpp: declarations, duplicates, recursion, and the structure of machines, types and apps.
+#include "frontend/sema.h"
+
+#include <functional>
+
+#include <fmt/format.h>
+
+#include "frontend/schema.h"
+
+namespace gpm::frontend {
+
+void Sema::declare(const Decl& decl) {
+  if (is_builtin(decl.name)) {
+    diags_.error(DiagKind::DuplicateDefinition, decl.name_range,
+                 fmt::format("`{}` is a built-in function and cannot be redefined", decl.name));
+    return;
+  }
+  auto [it, inserted] = program_.globals.emplace(decl.name, &decl);
+  if (!inserted) {
+    diags_.error(DiagKind::DuplicateDefinition, decl.name_range, fmt::format("`{}` is defined twice", decl.name));
+    diags_.note(it->second->name_range, "first defined here");
+  }
+}
+
+void Sema::collect(const Module& module) {
+  for (const auto& decl : module.decls) {
+    switch (decl->kind) {
+      case DeclKind::Import: break;
+      case DeclKind::Param:
+        declare(*decl);
+        program_.params.push_back(static_cast<const ParamDecl*>(decl.get()));
+        break;
+      case DeclKind::Let:
+        declare(*decl);
+        program_.lets.push_back(static_cast<const LetDecl*>(decl.get()));
+        break;
+      case DeclKind::Machine: {
+        declare(*decl);
+        const auto& m = static_cast<const MachineDecl&>(*decl);
+        program_.machines.push_back(&m);
+        for (const auto& p : m.params) declare(*p), program_.params.push_back(p.get());
+        for (const auto& l : m.lets) declare(*l), program_.lets.push_back(l.get());
+        break;
+      }
+      case DeclKind::App: {
+        declare(*decl);
+        const auto& a = static_cast<const AppDecl&>(*decl);
+        program_.apps.push_back(&a);
+        for (const auto& p : a.params) declare(*p), program_.params.push_back(p.get());
+        for (const auto& l : a.lets) declare(*l), program_.lets.push_back(l.get());
+        break;
+      }
+      default: declare(*decl);
+    }
+  }
+}
+
+bool Sema::check(const std::vector<std::unique_ptr<Module>>& modules) {
+  size_t errors_before = diags_.error_count();
+  for (const auto& m : modules) collect(*m);
+  for (const auto& m : modules)
+    for (const auto& decl : m->decls)
+      if (decl->kind == DeclKind::Fn) check_fn(static_cast<const FnDecl&>(*decl));
+  check_fn_recursion();
+  for (const auto* p : program_.params) check_value_decl(*p);
+  for (const auto* l : program_.lets) check_value_decl(*l);
+  for (const auto& m : modules)
+    for (const auto& decl : m->decls)
+      if (decl->kind == DeclKind::Type) check_type_decl(static_cast<const TypeDecl&>(*decl));
+  for (const auto* m : program_.machines) check_machine(*m);
+  for (const auto* a : program_.apps) check_app(*a);
+  return diags_.error_count() == errors_before;
+}
+
+Type Sema::check_global_expr(Expr& expr) { return check_expr(expr, Scope{}); }
+
+// Types a param or let on first use, reporting a definition that depends on itself.
+Type Sema::type_of(const Decl& decl, SourceRange use) {
+  int& state = state_[&decl];
+  if (state == 1) {
+    diags_.error(DiagKind::RecursiveDefinition, use, fmt::format("`{}` depends on itself", decl.name));
+    return Type::error();
+  }
+  if (state == 0) {
+    state = 1;
+    Type t;
+    if (decl.kind == DeclKind::Param) {
+      auto& p = const_cast<ParamDecl&>(static_cast<const ParamDecl&>(decl));
+      t = check_expr(*p.value, Scope{});
+      if (t.is_bool()) {
+        diags_.error(DiagKind::TypeMismatch, p.value->range, "a parameter must be a quantity, not a truth value");
+        t = Type::error();
+      }
+      for (Expr* bound : {p.range_lo.get(), p.range_hi.get()}) {
+        if (!bound) continue;
+        Type b = check_expr(*bound, Scope{});
+        if (!b.is_error() && !t.is_error() && (b.is_bool() || b.dim != t.dim))
+          diags_.error(DiagKind::UnitMismatch, bound->range,
+                       fmt::format("the range of `{}` must be `{}` like its value", p.name, dim_name(t.dim)));
+      }
+      p.type = t;
+    } else {
+      auto& l = const_cast<LetDecl&>(static_cast<const LetDecl&>(decl));
+      t = check_expr(*l.value, Scope{});
+      l.type = t;
+    }
+    state_[&decl] = 2;
+    return t;
+  }
+  return decl.kind == DeclKind::Param ? static_cast<const ParamDecl&>(decl).type
+                                      : static_cast<const LetDecl&>(decl).type;
+}
+
+void Sema::check_value_decl(const Decl& decl) { type_of(decl, decl.name_range); }
+
+void Sema::check_fn(const FnDecl& fn) {
+  for (size_t i = 0; i < fn.params.size(); ++i)
+    for (size_t k = 0; k < i; ++k)
+      if (fn.params[i].name == fn.params[k].name)
+        diags_.error(DiagKind::DuplicateDefinition, fn.params[i].range,
+                     fmt::format("parameter `{}` of `{}` is declared twice", fn.params[i].name, fn.name));
+  current_fn_ = &fn;
+  Type body = check_expr(*const_cast<FnDecl&>(fn).body, Scope{&fn});
+  current_fn_ = nullptr;
+  if (!body.is_error() && fn.result.dim && (body.is_bool() || body.dim != *fn.result.dim))
+    diags_.error(DiagKind::UnitMismatch, fn.body->range,
+                 fmt::format("`{}` is declared to return `{}` but its body is {}", fn.name, dim_name(*fn.result.dim),
+                             body.is_bool() ? "a truth value" : "`" + dim_name(body.dim) + "`"));
+}
+
+void Sema::check_fn_recursion() {
+  std::map<const FnDecl*, int> color;
+  std::function<bool(const FnDecl*)> visit = [&](const FnDecl* fn) {
+    color[fn] = 1;
+    for (const FnDecl* callee : calls_[fn]) {
+      if (color[callee] == 1) {
+        diags_.error(DiagKind::RecursiveDefinition, fn->name_range,
+                     fmt::format("`{}` calls itself through `{}`; functions are inlined and cannot recurse",
+                                 fn->name, callee->name));
+        return true;
+      }
+      if (color[callee] == 0 && visit(callee)) return true;
+    }
+    color[fn] = 2;
+    return false;
+  };
+  for (auto& [fn, _] : calls_)
+    if (color[fn] == 0) visit(fn);
+}
+
+void Sema::expect_dim(Expr& expr, Dim dim, const std::string& what) {
+  Type t = check_expr(expr, Scope{});
+  if (t.is_error()) return;
+  if (t.is_bool() || t.dim != dim)
+    diags_.error(DiagKind::UnitMismatch, expr.range,
+                 fmt::format("{} must be `{}`, not {}", what, dim_name(dim),
+                             t.is_bool() ? "a truth value" : "`" + dim_name(t.dim) + "`"));
+}
+
+void Sema::check_attrs(const std::vector<Attr>& attrs, const std::string& owner) {
+  for (size_t i = 0; i < attrs.size(); ++i) {
+    const Attr& attr = attrs[i];
+    for (size_t k = 0; k < i; ++k)
+      if (attrs[k].name == attr.name) {
+        diags_.error(DiagKind::DuplicateDefinition, attr.name_range,
+                     fmt::format("attribute `{}` is set twice", attr.name));
+        diags_.note(attrs[k].name_range, "first set here");
+      }
+    const AttrSpec* spec = find_attribute(owner, attr.name);
+    if (!spec) {
+      diags_.error(DiagKind::UnknownAttribute, attr.name_range,
+                   fmt::format("a {} has no attribute `{}` (it has: {})", owner, attr.name, attribute_names(owner)));
+      continue;
+    }
+    expect_dim(*attr.value, spec->dim, fmt::format("`{}`", attr.name));
+  }
+}
+
+void Sema::check_type_decl(const TypeDecl& type) {
+  if (!is_component_kind(type.component_kind) && type.component_kind != "link") {
+    diags_.error(DiagKind::UnknownComponentKind, type.kind_range,
+                 fmt::format("unknown component kind `{}` (cpu, gpu, memory, switch, root, nic or link)",
+                             type.component_kind));
+    return;
+  }
+  check_attrs(type.attrs, type.component_kind);
+}
+
+void Sema::check_comp_ref(const CompRef& ref) {
+  for (const auto& part : ref.parts)
+    if (part.index) expect_dim(*part.index, Dim::count(), "an index");
+}
+
+// The type declaration named `name` when it exists and has kind `kind`; reports otherwise.
+static const TypeDecl* find_type(const CheckedProgram& program, DiagnosticEngine& diags, const std::string& name,
+                                 SourceRange range, const std::string& kind) {
+  auto it = program.globals.find(name);
+  if (it == program.globals.end() || it->second->kind != DeclKind::Type) {
+    diags.error(DiagKind::UnknownType, range, fmt::format("unknown component type `{}`", name));
+    return nullptr;
+  }
+  const auto* type = static_cast<const TypeDecl*>(it->second);
+  if (type->component_kind != kind) {
+    diags.error(DiagKind::TypeKindMismatch, range,
+                fmt::format("`{}` is a {} type, used here for a {}", name, type->component_kind, kind));
+    diags.note(type->name_range, "declared here");
+    return nullptr;
+  }
+  return type;
+}
+
+void Sema::check_node_items(const std::vector<NodeItem>& items, bool in_socket) {
+  std::map<std::string, SourceRange> names;
+  auto name_once = [&](const std::string& name, SourceRange range) {
+    auto [it, inserted] = names.emplace(name, range);
+    if (!inserted) {
+      diags_.error(DiagKind::DuplicateDefinition, range, fmt::format("component `{}` is declared twice", name));
+      diags_.note(it->second, "first declared here");
+    }
+  };
+  for (const auto& item : items) {
+    switch (item.kind) {
+      case NodeItem::Kind::Component: {
+        const auto& c = *item.component;
+        name_once(c.name, c.name_range);
+        if (!is_component_kind(c.kind)) {
+          diags_.error(DiagKind::UnknownComponentKind, c.kind_range,
+                       fmt::format("unknown component kind `{}` (cpu, gpu, memory, switch, root or nic)", c.kind));
+          break;
+        }
+        if (c.count) expect_dim(*c.count, Dim::count(), "an array size");
+        if (!c.type_name.empty()) find_type(program_, diags_, c.type_name, c.type_range, c.kind);
+        check_attrs(c.attrs, c.kind);
+        break;
+      }
+      case NodeItem::Kind::Socket: {
+        const auto& s = *item.socket;
+        name_once(s.name, s.name_range);
+        if (in_socket) {
+          diags_.error(DiagKind::MisplacedDeclaration, s.name_range, "sockets cannot be nested");
+          break;
+        }
+        if (s.count) expect_dim(*s.count, Dim::count(), "an array size");
+        check_node_items(s.items, true);
+        break;
+      }
+      case NodeItem::Kind::Link: {
+        const auto& l = *item.link;
+        for (const auto& pair : l.pairs) {
+          check_comp_ref(pair.a);
+          check_comp_ref(pair.b);
+        }
+        if (!l.type_name.empty()) find_type(program_, diags_, l.type_name, l.type_range, "link");
+        check_attrs(l.attrs, "link");
+        break;
+      }
+      case NodeItem::Kind::Attr:
+        diags_.error(DiagKind::UnknownAttribute, item.attr->name_range,
+                     fmt::format("a {} has no attributes; `{}` belongs on a component or link",
+                                 in_socket ? "socket" : "node", item.attr->name));
+        break;
+    }
+  }
+}
+
+void Sema::check_machine(const MachineDecl& machine) {
+  check_attrs(machine.attrs, "machine");
+  if (machine.nodes.empty()) {
+    diags_.error(DiagKind::MissingAttribute, machine.name_range,
+                 fmt::format("machine `{}` has no `node {{ ... }}` description", machine.name));
+    return;
+  }
+  for (size_t i = 1; i < machine.nodes.size(); ++i)
+    diags_.error(DiagKind::DuplicateDefinition, machine.nodes[i]->range,
+                 "a machine has one `node` description (all nodes are alike)");
+  check_node_items(machine.nodes[0]->items, false);
+}
+
+void Sema::check_app(const AppDecl& app) {
+  std::map<std::string, SourceRange> local;
+  auto name_once = [&](const std::string& name, SourceRange range) {
+    auto [it, inserted] = local.emplace(name, range);
+    if (!inserted) {
+      diags_.error(DiagKind::DuplicateDefinition, range, fmt::format("`{}` is defined twice in app `{}`", name, app.name));
+      diags_.note(it->second, "first defined here");
+    }
+  };
+  for (const auto& d : app.data) {
+    for (const auto& [name, range] : d->names) name_once(name, range);
+    if (d->placement == "host") {
+      if (d->host_kind != "pinned" && d->host_kind != "pageable")
+        diags_.error(DiagKind::InvalidKeyword, d->host_kind.empty() ? d->placement_range : d->host_kind_range,
+                     "host data must be `host pinned` or `host pageable`");
+    } else if (d->placement == "device") {
+      if (!d->host_kind.empty())
+        diags_.error(DiagKind::InvalidKeyword, d->host_kind_range, "device data takes no `pinned` or `pageable`");
+    } else {
+      diags_.error(DiagKind::InvalidKeyword, d->placement_range,
+                   fmt::format("unknown placement `{}`; data lives on `host pinned`, `host pageable` or `device`",
+                               d->placement));
+    }
+    expect_dim(*d->size, Dim::byte(), "a data size");
+  }
+  for (const auto& k : app.kernels) {
+    name_once(k->name, k->name_range);
+    check_attrs(k->attrs, "kernel");
+    if (k->on) check_comp_ref(*k->on);
+    bool has_time = false, has_work = false;
+    for (const auto& a : k->attrs) {
+      has_time = has_time || a.name == "time";
+      has_work = has_work || a.name == "flops" || a.name == "bytes";
+    }
+    if (has_time == has_work)
+      diags_.error(DiagKind::MissingAttribute, k->name_range,
+                   has_time ? fmt::format("kernel `{}` gives both `time` and `flops`/`bytes`; keep one", k->name)
+                            : fmt::format("kernel `{}` needs `flops` and/or `bytes` (roofline) or a `time`", k->name));
+  }
+  for (const auto& s : app.body) check_stmt(app, *s);
+}
+
+void Sema::check_stmt(const AppDecl& app, Stmt& s) {
+  switch (s.kind) {
+    case StmtKind::Run: {
+      bool found = false;
+      for (const auto& k : app.kernels) found = found || k->name == s.name;
+      if (!found)
+        diags_.error(DiagKind::UnknownIdentifier, s.name_range,
+                     fmt::format("app `{}` has no kernel `{}`", app.name, s.name));
+      if (s.on) check_comp_ref(*s.on);
+      break;
+    }
+    case StmtKind::Copy: {
+      if (s.direction != "h2d" && s.direction != "d2h" && s.direction != "d2d") {
+        diags_.error(DiagKind::InvalidKeyword, s.direction_range,
+                     fmt::format("unknown copy direction `{}` (h2d, d2h or d2d)", s.direction));
+        break;
+      }
+      if (s.on) check_comp_ref(*s.on);
+      // `copy h2d buf` takes its size and host memory kind from the data declaration.
+      if (s.expr->kind == ExprKind::Name && !s.expr->parenthesized)
+        for (const auto& d : app.data)
+          for (const auto& [name, range] : d->names)
+            if (name == s.expr->name) s.buffer = d.get();
+      if (s.buffer) {
+        if (!s.host_kind.empty())
+          diags_.error(DiagKind::InvalidKeyword, s.host_kind_range,
+                       fmt::format("`{}` is declared `{} {}`; drop `{}` here", s.expr->name, s.buffer->placement,
+                                   s.buffer->host_kind, s.host_kind));
+        else if (s.direction != "d2d" && s.buffer->placement != "host")
+          diags_.error(DiagKind::InvalidKeyword, s.expr->range,
+                       fmt::format("`{}` lives on the device; an {} copy needs host data", s.expr->name, s.direction));
+        break;
+      }
+      expect_dim(*s.expr, Dim::byte(), "the size of a copy");
+      if (s.direction == "d2d" && !s.host_kind.empty())
+        diags_.error(DiagKind::InvalidKeyword, s.host_kind_range, "a d2d copy takes no `pinned` or `pageable`");
+      else if (s.direction != "d2d" && s.host_kind != "pinned" && s.host_kind != "pageable")
+        diags_.error(DiagKind::InvalidKeyword, s.host_kind.empty() ? s.expr->range : s.host_kind_range,
+                     fmt::format("an {} copy must say `pinned` or `pageable` after its size", s.direction));
+      break;
+    }
+    case StmtKind::Iterate: expect_dim(*s.expr, Dim::count(), "an iteration count"); break;
+    case StmtKind::Overhead: expect_dim(*s.expr, Dim::seconds(), "an overhead"); break;
+    default: break;
+  }
+  for (auto& child : s.body) check_stmt(app, *child);
+}
+
+}  // namespace gpm::frontend

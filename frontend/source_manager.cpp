@@ -1,0 +1,37 @@
+// source_manager.cpp: line tables and offset-to-position mapping for loaded files.
+#include "frontend/source_manager.h"
+
+#include <algorithm>
+
+namespace gpm::frontend {
+
+FileId SourceManager::add(std::string display_path, std::string text) {
+  File file{std::move(display_path), std::move(text), {0}};
+  for (uint32_t i = 0; i < file.text.size(); ++i)
+    if (file.text[i] == '\n') file.line_starts.push_back(i + 1);
+  files_.push_back(std::move(file));
+  return static_cast<FileId>(files_.size() - 1);
+}
+
+LineColumn SourceManager::line_column(FileId id, uint32_t offset) const {
+  const File& file = files_.at(id);
+  offset = std::min<uint32_t>(offset, file.text.size());
+  auto it = std::upper_bound(file.line_starts.begin(), file.line_starts.end(), offset);
+  uint32_t line_index = static_cast<uint32_t>(it - file.line_starts.begin()) - 1;
+  uint32_t column = 1;
+  for (uint32_t i = file.line_starts[line_index]; i < offset; ++i)
+    if ((static_cast<unsigned char>(file.text[i]) & 0xC0) != 0x80) ++column;  // count code points
+  return {line_index + 1, column};
+}
+
+std::string_view SourceManager::line_text(FileId id, uint32_t line) const {
+  const File& file = files_.at(id);
+  if (line == 0 || line > file.line_starts.size()) return {};
+  uint32_t begin = file.line_starts[line - 1];
+  uint32_t end = line < file.line_starts.size() ? file.line_starts[line] : file.text.size();
+  std::string_view view(file.text.data() + begin, end - begin);
+  while (!view.empty() && (view.back() == '\n' || view.back() == '\r')) view.remove_suffix(1);
+  return view;
+}
+
+}  // namespace gpm::frontend

@@ -1,0 +1,51 @@
+// source_manager.h: owns the text of every loaded file and maps byte offsets to lines and columns.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpm::frontend {
+
+using FileId = int32_t;
+inline constexpr FileId kNoFile = -1;
+
+// A half-open byte range [begin, end) inside one file.
+struct SourceRange {
+  FileId file = kNoFile;
+  uint32_t begin = 0;
+  uint32_t end = 0;
+  bool valid() const { return file != kNoFile; }
+  static SourceRange join(const SourceRange& a, const SourceRange& b) {
+    if (!a.valid()) return b;
+    if (!b.valid() || a.file != b.file) return a;
+    return {a.file, std::min(a.begin, b.begin), std::max(a.end, b.end)};
+  }
+};
+
+struct LineColumn {
+  uint32_t line = 0;    // 1-based
+  uint32_t column = 0;  // 1-based, in code points
+};
+
+class SourceManager {
+ public:
+  // Adds a file whose text is already in memory; `display_path` is what diagnostics print.
+  FileId add(std::string display_path, std::string text);
+  const std::string& path(FileId id) const { return files_.at(id).path; }
+  const std::string& text(FileId id) const { return files_.at(id).text; }
+  LineColumn line_column(FileId id, uint32_t offset) const;
+  // The text of the (1-based) line without its line terminator.
+  std::string_view line_text(FileId id, uint32_t line) const;
+  size_t file_count() const { return files_.size(); }
+
+ private:
+  struct File {
+    std::string path;
+    std::string text;
+    std::vector<uint32_t> line_starts;
+  };
+  std::vector<File> files_;
+};
+
+}  // namespace gpm::frontend

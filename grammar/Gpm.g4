@@ -1,0 +1,133 @@
+// Gpm.g4: the grammar of .gpm performance models (machines, apps, functions, params).
+grammar Gpm;
+
+file : topDecl* EOF ;
+
+// `--set name=value` parses its value with this rule.
+standaloneExpr : expr EOF ;
+
+topDecl
+  : importDecl
+  | paramDecl
+  | letDecl
+  | fnDecl
+  | typeDecl
+  | machineDecl
+  | appDecl
+  ;
+
+importDecl : 'import' STRING ';'? ;
+
+paramDecl : 'param' paramItem (',' paramItem)* ';'? ;
+paramItem : IDENT '=' expr ('in' expr '..' expr)? ;
+
+letDecl : 'let' IDENT '=' expr ';'? ;
+
+fnDecl : 'fn' IDENT '(' (fnParam (',' fnParam)*)? ')' '->' dimType '=' expr ';'? ;
+fnParam : IDENT ':' dimType ;
+
+// A dimension type: time, bytes, flops, count and their products, quotients and powers.
+dimType : dimFactor (dimOp=('*' | '/') dimFactor)* ;
+dimFactor
+  : IDENT ('^' NUMBER)?
+  | NUMBER
+  | '(' dimType ')'
+  ;
+
+// Component types: `type V100 : gpu { peak_fp64 = 7.8 Tflop/s }`.
+typeDecl : 'type' IDENT ':' IDENT attrBlock ;
+attrBlock : '{' attr* '}' ;
+attr : IDENT '=' expr ';'? ;
+
+machineDecl : 'machine' IDENT '{' machineItem* '}' ;
+machineItem
+  : paramDecl
+  | letDecl
+  | nodeDecl
+  | attr
+  ;
+
+nodeDecl : 'node' '{' nodeItem* '}' ;
+nodeItem
+  : socketDecl
+  | linkDecl
+  | componentDecl
+  | attr
+  ;
+socketDecl : 'socket' IDENT arraySuffix? '{' nodeItem* '}' ;
+componentDecl : kind=IDENT IDENT arraySuffix? (':' typeName=IDENT)? attrBlock? ';'? ;
+arraySuffix : '[' expr ']' ;
+
+linkDecl : 'link' linkPair (',' linkPair)* (':' typeName=IDENT)? attrBlock? ';'? ;
+linkPair : compRef arrow=('<->' | '->') compRef ;
+compRef : refPart ('.' refPart)* ;
+refPart : IDENT ('[' (star='*' | expr) ']')? ;
+
+appDecl : 'app' IDENT '{' appItem* '}' ;
+appItem
+  : paramDecl
+  | letDecl
+  | dataDecl
+  | kernelDecl
+  | stmt
+  ;
+dataDecl : 'data' IDENT (',' IDENT)* ':' placement=IDENT hostKind=IDENT? '(' expr ')' ';'? ;
+kernelDecl : 'kernel' IDENT ('on' compRef)? attrBlock ;
+
+stmt
+  : 'run' IDENT ('on' compRef)? ';'?                         # runStmt
+  | 'copy' direction=IDENT expr hostKind=IDENT? ('on' compRef)? ';'?  # copyStmt
+  | 'seq' block                                              # seqStmt
+  | 'par' block                                              # parStmt
+  | 'iterate' expr block                                     # iterateStmt
+  | 'phase' IDENT block                                      # phaseStmt
+  | 'overhead' expr ';'?                                     # overheadStmt
+  ;
+block : '{' stmt* '}' ;
+
+// `^` is parsed left-associative; a chain `a ^ b ^ c` is rejected when the AST is built.
+expr
+  : primary                                                  # primaryExpr
+  | expr '^' expr                                            # powExpr
+  | op=('-' | '+') expr                                      # unaryExpr
+  | expr op=('*' | '/') expr                                 # mulExpr
+  | expr op=('+' | '-') expr                                 # addExpr
+  | expr op=('<' | '<=' | '>' | '>=' | '==' | '!=') expr     # cmpExpr
+  | 'not' expr                                               # notExpr
+  | expr 'and' expr                                          # andExpr
+  | expr 'or' expr                                           # orExpr
+  | 'if' expr 'then' expr 'else' expr                        # ifExpr
+  ;
+
+primary
+  : QUANTITY                                                 # quantityLit
+  | NUMBER                                                   # numberLit
+  | ('true' | 'false')                                       # boolLit
+  | IDENT '(' (arg (',' arg)*)? ')'                          # callExpr
+  | IDENT                                                    # nameRef
+  | '(' expr ')'                                             # parenExpr
+  ;
+arg : (IDENT '=')? expr ;
+
+// ---- lexer ----
+// A quantity is a number followed by a unit written without spaces (`16 GB/s`, `4KiB`).
+QUANTITY : NUM [ \t]* UNIT ('/' UNIT)* ;
+NUMBER : NUM ;
+fragment NUM : [0-9]+ ('.' [0-9]+)? ([eE] [+\-]? [0-9]+)? ;
+fragment UNIT
+  : 's' | 'ms' | 'us' | 'ns' | 'ps'
+  | 'B' | 'kB' | 'KB' | 'MB' | 'GB' | 'TB' | 'PB' | 'KiB' | 'MiB' | 'GiB' | 'TiB' | 'PiB'
+  | 'b' | 'Kb' | 'Mb' | 'Gb' | 'Tb'
+  | 'flop' | 'Kflop' | 'Mflop' | 'Gflop' | 'Tflop' | 'Pflop'
+  | 'T' | 'KT' | 'MT' | 'GT'
+  | 'Hz' | 'kHz' | 'MHz' | 'GHz'
+  | 'Ki' | 'Mi' | 'Gi'
+  ;
+IDENT : [a-zA-Z_] [a-zA-Z_0-9]* ;
+STRING : '"' (~["\\\r\n] | '\\' ~[\r\n])* '"' ;
+UNTERMINATED_STRING : '"' (~["\\\r\n] | '\\' ~[\r\n])* ;
+LINE_COMMENT : '//' ~[\r\n]* -> skip ;
+BLOCK_COMMENT : '/*' .*? '*/' -> skip ;
+UNTERMINATED_COMMENT : '/*' ( ~'*' | '*'+ ~[*/] )* '*'* EOF ;
+WS : [ \t\r\n]+ -> skip ;
+ERROR_CHAR : . ;

@@ -1,0 +1,129 @@
+// ir.h: the IR: typed SSA expressions over parameters, the machine topology graph and the app task tree.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "frontend/source_manager.h"
+#include "frontend/units.h"
+
+namespace gpm::ir {
+
+using frontend::Dim;
+using frontend::SourceRange;
+using ValueId = int32_t;
+inline constexpr ValueId kNoValue = -1;
+
+enum class Opcode {
+  Const,   // imm
+  Param,   // slot; a = the default value (used when the slot is not bound)
+  Add, Sub, Mul, Div, Pow, Min, Max,  // a, b
+  Neg, Ceil, Floor, Sqrt, Abs, Log2,  // a
+  Lt, Le, Gt, Ge, Eq, Ne, And, Or,    // a, b -> truth value (1 or 0)
+  Not,                                // a
+  Select,                             // a ? b : c
+};
+const char* opcode_name(Opcode op);
+int operand_count(Opcode op);
+
+// One SSA instruction; operands always refer to earlier instructions.
+struct Instr {
+  Opcode op;
+  ValueId a = kNoValue, b = kNoValue, c = kNoValue;
+  double imm = 0;
+  int32_t slot = -1;
+  Dim dim;
+  bool is_bool = false;
+  SourceRange range;
+};
+
+struct ParamInfo {
+  std::string name;
+  Dim dim;
+  ValueId value = kNoValue;  // the Param instruction
+  ValueId range_lo = kNoValue, range_hi = kNoValue;
+  SourceRange range;
+};
+
+enum class CheckKind { Positive, InRange, WholeNumber };
+// A condition on a value that evaluation must verify (bandwidths > 0, params in range, counts whole).
+struct Check {
+  CheckKind kind;
+  ValueId value;
+  ValueId lo = kNoValue, hi = kNoValue;
+  SourceRange range;
+  std::string what;  // "bandwidth of link p9 <-> g[0]", "parameter `n`"
+};
+
+struct Component {
+  std::string kind;  // cpu, gpu, memory, switch, root, nic
+  std::string path;  // s[0].g[1]
+  std::string type_name;
+  std::map<std::string, ValueId> attrs;
+  SourceRange range;
+};
+
+// A link between components a and b; index 0 is the a -> b direction, 1 is b -> a.
+struct Link {
+  int a = -1, b = -1;
+  bool bidirectional = true;
+  ValueId bw[2] = {kNoValue, kNoValue};
+  ValueId latency[2] = {kNoValue, kNoValue};
+  std::string type_name;
+  SourceRange range;
+};
+
+struct Topology {
+  std::vector<Component> components;
+  std::vector<Link> links;
+  ValueId node_count = kNoValue;
+  int find(const std::string& path) const;
+};
+
+enum class TaskKind { Seq, Par, Iterate, Phase, Op };
+
+// A named term of an operation's model, reported beside its time (roofline compute vs memory time).
+struct Term {
+  std::string name;
+  ValueId value;
+};
+
+struct Task {
+  TaskKind kind = TaskKind::Seq;
+  std::string name;       // phase name, or the operation as written (`run stencil`)
+  std::string model;      // Op: which model and source, e.g. "AHEAD eq. 10 (pinned copy)"
+  ValueId value = kNoValue;  // Op: time of one execution; Iterate: count
+  std::vector<Term> terms;
+  std::vector<Task> children;
+  SourceRange range;
+};
+
+struct Module {
+  std::string machine_name, app_name;
+  std::vector<Instr> instrs;
+  std::vector<ParamInfo> params;
+  std::vector<Check> checks;
+  Topology topology;
+  Task root;  // Seq of phases
+  int find_param(const std::string& name) const;
+};
+
+// Builds instructions through factories that check operand types (dimensions and truth values).
+class Builder {
+ public:
+  explicit Builder(Module& module) : m_(module) {}
+  ValueId constant(double value, Dim dim, SourceRange range = {});
+  ValueId param(int32_t slot, ValueId default_value, SourceRange range);
+  ValueId binary(Opcode op, ValueId a, ValueId b, SourceRange range);
+  ValueId unary(Opcode op, ValueId a, SourceRange range);
+  ValueId select(ValueId cond, ValueId a, ValueId b, SourceRange range);
+  const Instr& at(ValueId id) const { return m_.instrs.at(size_t(id)); }
+  Module& module() { return m_; }
+
+ private:
+  ValueId push(Instr instr);
+  Module& m_;
+};
+
+}  // namespace gpm::ir

@@ -1,0 +1,169 @@
+// lower.cpp: lowers expressions, parameters, constants and (inlined) function calls to SSA IR.
+#include "ir/lower.h"
+
+#include <fmt/format.h>
+
+#include "ir/semantics.h"
+
+namespace gpm::ir {
+
+using namespace frontend;
+
+Lowerer::Lowerer(const CheckedProgram& program, const SourceManager& sources, DiagnosticEngine& diags, Module& out,
+                 const ParamBindings& bindings)
+    : program_(program), sources_(sources), diags_(diags), m_(out), b_(out), bindings_(bindings) {}
+
+double Lowerer::eager_value(ValueId id) {
+  for (size_t i = eager_.size(); i < m_.instrs.size(); ++i) {
+    const Instr& in = m_.instrs[i];
+    double v;
+    if (in.op == Opcode::Const) v = in.imm;
+    else if (in.op == Opcode::Param) {
+      auto it = bindings_.find(m_.params[size_t(in.slot)].name);
+      v = it != bindings_.end() ? it->second : eager_[size_t(in.a)];
+    } else {
+      auto get = [&](ValueId x) { return x >= 0 ? eager_[size_t(x)] : 0.0; };
+      v = apply(in.op, get(in.a), get(in.b), get(in.c));
+    }
+    eager_.push_back(v);
+  }
+  return eager_.at(size_t(id));
+}
+
+std::string Lowerer::source_text(SourceRange range) const {
+  if (!range.valid()) return {};
+  std::string raw = sources_.text(range.file).substr(range.begin, range.end - range.begin);
+  std::string out;
+  bool space = false;
+  for (char c : raw) {  // collapse whitespace so that names are one line
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += c;
+  }
+  return out;
+}
+
+ValueId Lowerer::lower_decl_value(const Decl& decl) {
+  auto it = decl_values_.find(&decl);
+  if (it != decl_values_.end()) return it->second;
+  ValueId v;
+  if (decl.kind == DeclKind::Param) {
+    const auto& p = static_cast<const ParamDecl&>(decl);
+    ValueId def = lower_expr(*p.value);
+    int32_t slot = int32_t(m_.params.size());
+    m_.params.push_back({p.name, b_.at(def).dim, kNoValue, kNoValue, kNoValue, p.name_range});
+    v = b_.param(slot, def, p.name_range);
+    m_.params[size_t(slot)].value = v;
+    if (p.range_lo) {
+      ValueId lo = lower_expr(*p.range_lo), hi = lower_expr(*p.range_hi);
+      m_.params[size_t(slot)].range_lo = lo;
+      m_.params[size_t(slot)].range_hi = hi;
+      m_.checks.push_back({CheckKind::InRange, v, lo, hi, p.name_range, fmt::format("parameter `{}`", p.name)});
+    }
+  } else {
+    v = lower_expr(*static_cast<const LetDecl&>(decl).value);
+  }
+  decl_values_[&decl] = v;
+  return v;
+}
+
+void Lowerer::lower_params() {
+  for (const auto* p : program_.params) lower_decl_value(*p);
+  for (const auto* l : program_.lets) lower_decl_value(*l);
+}
+
+ValueId Lowerer::lower_global(const Expr& expr) { return lower_expr(expr); }
+
+ValueId Lowerer::lower_expr(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::Number: return b_.constant(e.value, e.literal_dim, e.range);
+    case ExprKind::Bool: {
+      ValueId one = b_.constant(1, Dim::count(), e.range);
+      ValueId zero = b_.constant(0, Dim::count(), e.range);
+      return b_.binary(Opcode::Eq, one, e.value != 0 ? one : zero, e.range);
+    }
+    case ExprKind::Name:
+      if (e.fn_param_index >= 0) return fn_stack_.back().args.at(size_t(e.fn_param_index));
+      return lower_decl_value(*e.target);
+    case ExprKind::Call: return lower_call(e);
+    case ExprKind::Chain: return lower_chain(e);
+    case ExprKind::Unary: {
+      ValueId x = lower_expr(*e.operands[0]);
+      if (e.op == Op::Plus) return x;
+      return b_.unary(e.op == Op::Not ? Opcode::Not : Opcode::Neg, x, e.range);
+    }
+    case ExprKind::Binary: {
+      ValueId x = lower_expr(*e.operands[0]), y = lower_expr(*e.operands[1]);
+      static const std::map<Op, Opcode> ops = {{Op::Pow, Opcode::Pow}, {Op::Lt, Opcode::Lt}, {Op::Le, Opcode::Le},
+                                               {Op::Gt, Opcode::Gt},   {Op::Ge, Opcode::Ge}, {Op::Eq, Opcode::Eq},
+                                               {Op::Ne, Opcode::Ne}};
+      return b_.binary(ops.at(e.op), x, y, e.range);
+    }
+    case ExprKind::If: {
+      ValueId c = lower_expr(*e.operands[0]);
+      ValueId x = lower_expr(*e.operands[1]), y = lower_expr(*e.operands[2]);
+      return b_.select(c, x, y, e.range);
+    }
+  }
+  return kNoValue;
+}
+
+ValueId Lowerer::lower_chain(const Expr& e) {
+  ValueId acc = lower_expr(*e.operands[0]);
+  for (size_t i = 0; i < e.chain_ops.size(); ++i) {
+    ValueId rhs = lower_expr(*e.operands[i + 1]);
+    Opcode op = e.chain_ops[i] == Op::Add   ? Opcode::Add
+                : e.chain_ops[i] == Op::Sub ? Opcode::Sub
+                : e.chain_ops[i] == Op::Mul ? Opcode::Mul
+                : e.chain_ops[i] == Op::Div ? Opcode::Div
+                : e.chain_ops[i] == Op::And ? Opcode::And
+                                            : Opcode::Or;
+    acc = b_.binary(op, acc, rhs, SourceRange::join(e.operands[0]->range, e.operands[i + 1]->range));
+  }
+  return acc;
+}
+
+ValueId Lowerer::lower_call(const Expr& e) {
+  std::vector<ValueId> args;
+  for (const auto& arg : e.operands) args.push_back(lower_expr(*arg));
+  if (!e.target) {  // builtin
+    const std::string& f = e.name;
+    if (f == "min" || f == "max") {
+      ValueId acc = args[0];
+      for (size_t i = 1; i < args.size(); ++i) acc = b_.binary(f == "min" ? Opcode::Min : Opcode::Max, acc, args[i], e.range);
+      return acc;
+    }
+    Opcode op = f == "ceil" ? Opcode::Ceil : f == "floor" ? Opcode::Floor : f == "sqrt" ? Opcode::Sqrt
+                : f == "abs" ? Opcode::Abs : Opcode::Log2;
+    return b_.unary(op, args[0], e.range);
+  }
+  // User functions are inlined: their parameters become the argument values.
+  const auto& fn = static_cast<const FnDecl&>(*e.target);
+  fn_stack_.push_back({&fn, args});
+  ValueId result = lower_expr(*fn.body);
+  fn_stack_.pop_back();
+  return result;
+}
+
+ValueId Lowerer::call_stdlib(const std::string& fn_name, const std::vector<ValueId>& args, SourceRange site) {
+  auto it = program_.globals.find(fn_name);
+  if (it == program_.globals.end() || it->second->kind != DeclKind::Fn)
+    throw std::logic_error(fmt::format("internal error: the standard library lacks `{}`", fn_name));
+  const auto& fn = static_cast<const FnDecl&>(*it->second);
+  if (fn.params.size() != args.size())
+    throw std::logic_error(fmt::format("internal error: `{}` takes {} arguments", fn_name, fn.params.size()));
+  for (size_t i = 0; i < args.size(); ++i)
+    if (!fn.params[i].type.dim || *fn.params[i].type.dim != b_.at(args[i]).dim)
+      throw std::logic_error(fmt::format("internal error: argument {} of `{}` has the wrong dimension", i, fn_name));
+  fn_stack_.push_back({&fn, args});
+  ValueId result = lower_expr(*fn.body);
+  fn_stack_.pop_back();
+  (void)site;
+  return result;
+}
+
+}  // namespace gpm::ir

@@ -1,0 +1,215 @@
+// lower_app.cpp: lowers an app's statements to the task tree, each operation with its model's time.
+#include <fmt/format.h>
+
+#include "ir/lower.h"
+#include "ir/topology.h"
+
+namespace gpm::ir {
+
+using namespace frontend;
+
+int Lowerer::gpu_for(const std::optional<CompRef>& on, SourceRange site) {
+  if (on) {
+    auto found = resolve(*on, "");
+    if (found.empty()) return -1;
+    if (found.size() > 1 || m_.topology.components[size_t(found[0])].kind != "gpu") {
+      diags_.error(DiagKind::UnknownComponent, on->range,
+                   fmt::format("`{}` must name one gpu", source_text(on->range)));
+      return -1;
+    }
+    return found[0];
+  }
+  auto gpus = components_of_kind(m_.topology, "gpu");
+  if (gpus.empty()) {
+    diags_.error(DiagKind::NoPath, site, fmt::format("machine `{}` has no gpu to run this on", m_.machine_name));
+    return -1;
+  }
+  return gpus[0];  // the first gpu in declaration order
+}
+
+ValueId Lowerer::gpu_attr(int gpu, const std::string& attr, SourceRange site, const std::string& why) {
+  const Component& c = m_.topology.components[size_t(gpu)];
+  auto it = c.attrs.find(attr);
+  if (it != c.attrs.end()) return it->second;
+  diags_.error(DiagKind::MissingAttribute, site, fmt::format("gpu `{}` has no `{}`, which {} needs", c.path, attr, why));
+  diags_.note(c.range, "the gpu is declared here");
+  return kNoValue;
+}
+
+Task Lowerer::lower_run(const AppDecl& app, const Stmt& s) {
+  Task task{TaskKind::Op, "run " + s.name};
+  task.range = s.range;
+  const KernelDecl* kernel = nullptr;
+  for (const auto& k : app.kernels)
+    if (k->name == s.name) kernel = k.get();
+  std::map<std::string, const Attr*> attrs;
+  for (const auto& a : kernel->attrs) attrs[a.name] = &a;
+  if (attrs.count("time")) {
+    task.model = "explicit time";
+    task.value = lower_expr(*attrs["time"]->value);
+    return task;
+  }
+  int gpu = gpu_for(s.on ? s.on : kernel->on, s.range);
+  if (gpu < 0) return task;
+  task.name += " on " + m_.topology.components[size_t(gpu)].path;
+  std::string peak_name = "peak_fp64";
+  if (attrs.count("precision")) {
+    double p = eager_value(lower_expr(*attrs["precision"]->value));
+    if (p != 64 && p != 32 && p != 16) {
+      diags_.error(DiagKind::InvalidKeyword, attrs["precision"]->value->range,
+                   fmt::format("precision must be 64, 32 or 16, not {}", p));
+      return task;
+    }
+    peak_name = fmt::format("peak_fp{}", int(p));
+  }
+  // Roofline: time = max(flops / peak, bytes / memory bandwidth), stdlib/roofline.gpm.
+  ValueId compute = kNoValue, memory = kNoValue;
+  if (attrs.count("flops")) {
+    ValueId peak = gpu_attr(gpu, peak_name, kernel->name_range, fmt::format("kernel `{}` (it has flops)", kernel->name));
+    if (peak == kNoValue) return task;
+    compute = call_stdlib("roofline_compute_time", {lower_expr(*attrs["flops"]->value), peak}, s.range);
+    task.terms.push_back({"compute time", compute});
+  }
+  if (attrs.count("bytes")) {
+    ValueId bw = gpu_attr(gpu, "mem_bw", kernel->name_range, fmt::format("kernel `{}` (it has bytes)", kernel->name));
+    if (bw == kNoValue) return task;
+    memory = call_stdlib("roofline_memory_time", {lower_expr(*attrs["bytes"]->value), bw}, s.range);
+    task.terms.push_back({"memory time", memory});
+  }
+  if (compute != kNoValue && memory != kNoValue) {
+    task.value = call_stdlib("roofline_time", {compute, memory}, s.range);
+    task.model = "roofline";
+  } else {
+    task.value = compute != kNoValue ? compute : memory;
+    task.model = compute != kNoValue ? "roofline (compute only)" : "roofline (memory only)";
+  }
+  return task;
+}
+
+Task Lowerer::lower_copy(const Stmt& s) {
+  Task task{TaskKind::Op, source_text(s.range)};
+  task.range = s.range;
+  if (!task.name.empty() && task.name.back() == ';') task.name.pop_back();
+  ValueId bytes;
+  std::string host_kind = s.host_kind;
+  if (s.buffer) {
+    bytes = lower_expr(*s.buffer->size);
+    host_kind = s.buffer->host_kind;
+  } else {
+    bytes = lower_expr(*s.expr);
+    m_.checks.push_back({CheckKind::WholeNumber, bytes, kNoValue, kNoValue, s.expr->range, "a copy size in bytes"});
+  }
+  int gpu = gpu_for(s.on, s.range);
+  if (gpu < 0) return task;
+  const std::string& gpu_path = m_.topology.components[size_t(gpu)].path;
+  if (s.direction == "d2d") {
+    // AHEAD section IV-C: device-to-device copies use eq. 10 with the GPU memory bandwidth.
+    ValueId lo = gpu_attr(gpu, "d2d_latency", s.range, "a d2d copy (AHEAD: the one-byte copy time)");
+    ValueId bw = gpu_attr(gpu, "mem_bw", s.range, "a d2d copy");
+    if (lo == kNoValue || bw == kNoValue) return task;
+    task.model = "AHEAD eq. 10, device to device";
+    task.value = call_stdlib("ahead_d2d_copy_time", {lo, bytes, bw}, s.range);
+    task.terms = {{"L+O", lo}, {"gpu memory bandwidth", bw}};
+    return task;
+  }
+  int memory = nearest_of_kind(m_.topology, gpu, "memory");
+  if (memory < 0) {
+    diags_.error(DiagKind::NoPath, s.range,
+                 fmt::format("no host memory is linked to gpu `{}`; add a `memory` and links to it", gpu_path));
+    return task;
+  }
+  bool h2d = s.direction == "h2d";
+  auto path = h2d ? shortest_path(m_.topology, memory, gpu) : shortest_path(m_.topology, gpu, memory);
+  const std::string& mem_path = m_.topology.components[size_t(memory)].path;
+  if (!path) {
+    diags_.error(DiagKind::NoPath, s.range,
+                 fmt::format("no path of links carries data from `{}` to `{}`", h2d ? mem_path : gpu_path,
+                             h2d ? gpu_path : mem_path));
+    return task;
+  }
+  // The path's L+O is the sum of its links' latencies; its bandwidth is the slowest link's.
+  ValueId lo = kNoValue, bw = kNoValue;
+  for (const Hop& hop : *path) {
+    const Link& link = m_.topology.links[size_t(hop.link)];
+    ValueId l = link.latency[hop.direction], w = link.bw[hop.direction];
+    lo = lo == kNoValue ? l : b_.binary(Opcode::Add, lo, l, link.range);
+    bw = bw == kNoValue ? w : b_.binary(Opcode::Min, bw, w, link.range);
+  }
+  task.name += fmt::format(" ({} {} {})", h2d ? mem_path : gpu_path, "->", h2d ? gpu_path : mem_path);
+  task.terms = {{"L+O", lo}, {"path bandwidth", bw}};
+  if (host_kind == "pinned") {
+    task.model = "AHEAD eq. 10, pinned";
+    task.value = call_stdlib("ahead_pinned_copy_time", {lo, bytes, bw}, s.range);
+    return task;
+  }
+  const Component& mem = m_.topology.components[size_t(memory)];
+  auto mem_bw = mem.attrs.find("bw");
+  if (mem_bw == mem.attrs.end()) {
+    diags_.error(DiagKind::MissingAttribute, s.range,
+                 fmt::format("a pageable copy needs the bandwidth `bw` of host memory `{}`", mem.path));
+    diags_.note(mem.range, "the memory is declared here");
+    return task;
+  }
+  task.model = "AHEAD eq. 9, pageable";
+  task.value = call_stdlib("ahead_pageable_copy_time", {lo, bytes, mem_bw->second, bw}, s.range);
+  task.terms.push_back({"host memory bandwidth", mem_bw->second});
+  return task;
+}
+
+static std::string stmt_title(const Stmt& s, const std::string& text) {
+  switch (s.kind) {
+    case StmtKind::Seq: return "seq";
+    case StmtKind::Par: return "par";
+    case StmtKind::Phase: return s.name;
+    default: return text;
+  }
+}
+
+Task Lowerer::lower_stmt(const AppDecl& app, const Stmt& s) {
+  switch (s.kind) {
+    case StmtKind::Run: return lower_run(app, s);
+    case StmtKind::Copy: return lower_copy(s);
+    case StmtKind::Overhead: {
+      Task task{TaskKind::Op, "overhead " + source_text(s.expr->range), "overhead as written"};
+      task.value = lower_expr(*s.expr);
+      task.range = s.range;
+      return task;
+    }
+    default: break;
+  }
+  Task task;
+  task.range = s.range;
+  task.kind = s.kind == StmtKind::Seq ? TaskKind::Seq
+              : s.kind == StmtKind::Par ? TaskKind::Par
+              : s.kind == StmtKind::Phase ? TaskKind::Phase
+                                          : TaskKind::Iterate;
+  task.name = stmt_title(s, "iterate " + (s.expr ? source_text(s.expr->range) : ""));
+  if (s.kind == StmtKind::Iterate) {
+    task.value = lower_expr(*s.expr);
+    m_.checks.push_back({CheckKind::WholeNumber, task.value, kNoValue, kNoValue, s.expr->range, "an iteration count"});
+  }
+  for (const auto& child : s.body) task.children.push_back(lower_stmt(app, *child));
+  return task;
+}
+
+void Lowerer::lower_app(const AppDecl& app) {
+  m_.app_name = app.name;
+  m_.root = Task{TaskKind::Seq, app.name};
+  for (const auto& d : app.data) {
+    ValueId size = lower_expr(*d->size);
+    m_.checks.push_back({CheckKind::WholeNumber, size, kNoValue, kNoValue, d->size->range,
+                         fmt::format("the size of `{}` in bytes", d->names[0].first)});
+  }
+  for (const auto& s : app.body) {
+    Task t = lower_stmt(app, *s);
+    if (t.kind == TaskKind::Op) {  // every top-level statement is a phase; a lone operation gets a phase of its own
+      Task phase{TaskKind::Phase, t.name};
+      phase.range = t.range;
+      phase.children.push_back(std::move(t));
+      t = std::move(phase);
+    }
+    m_.root.children.push_back(std::move(t));
+  }
+}
+
+}  // namespace gpm::ir

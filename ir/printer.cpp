@@ -1,0 +1,69 @@
+// printer.cpp: prints parameters, instructions, checks, topology and tasks of an IR module.
+#include "ir/printer.h"
+
+#include <fmt/format.h>
+
+namespace gpm::ir {
+
+namespace {
+std::string type_of(const Instr& in) { return in.is_bool ? "bool" : frontend::dim_name(in.dim); }
+
+void print_task(const Task& t, int depth, std::string& out) {
+  std::string pad(size_t(depth) * 2 + 2, ' ');
+  static const char* kinds[] = {"seq", "par", "iterate", "phase", "op"};
+  out += fmt::format("{}{} \"{}\"", pad, kinds[int(t.kind)], t.name);
+  if (t.value != kNoValue) out += fmt::format(" = %{}", t.value);
+  if (!t.model.empty()) out += fmt::format(" [{}]", t.model);
+  for (const auto& term : t.terms) out += fmt::format(" {}=%{}", term.name, term.value);
+  out += "\n";
+  for (const auto& c : t.children) print_task(c, depth + 1, out);
+}
+}  // namespace
+
+std::string print_module(const Module& m) {
+  std::string out = fmt::format("ir machine={} app={}\n", m.machine_name.empty() ? "-" : m.machine_name,
+                                m.app_name.empty() ? "-" : m.app_name);
+  out += "instructions:\n";
+  for (size_t i = 0; i < m.instrs.size(); ++i) {
+    const Instr& in = m.instrs[i];
+    out += fmt::format("  %{} = {}", i, opcode_name(in.op));
+    if (in.op == Opcode::Const) out += fmt::format(" {:.17g}", in.imm);
+    if (in.op == Opcode::Param) out += fmt::format(" {} default %{}", m.params[size_t(in.slot)].name, in.a);
+    else
+      for (ValueId x : {in.a, in.b, in.c})
+        if (x != kNoValue) out += fmt::format(" %{}", x);
+    out += fmt::format(" : {}\n", type_of(in));
+  }
+  out += "params:\n";
+  for (const auto& p : m.params) {
+    out += fmt::format("  {} : {} = %{}", p.name, frontend::dim_name(p.dim), p.value);
+    if (p.range_lo != kNoValue) out += fmt::format(" in %{} .. %{}", p.range_lo, p.range_hi);
+    out += "\n";
+  }
+  out += "checks:\n";
+  static const char* check_kinds[] = {"positive", "in-range", "whole"};
+  for (const auto& c : m.checks) {
+    out += fmt::format("  {} %{}", check_kinds[int(c.kind)], c.value);
+    if (c.kind == CheckKind::InRange) out += fmt::format(" %{} %{}", c.lo, c.hi);
+    out += fmt::format("  ; {}\n", c.what);
+  }
+  out += fmt::format("topology: nodes=%{}\n", m.topology.node_count);
+  for (size_t i = 0; i < m.topology.components.size(); ++i) {
+    const auto& c = m.topology.components[i];
+    out += fmt::format("  #{} {} {}{}", i, c.kind, c.path, c.type_name.empty() ? "" : " : " + c.type_name);
+    for (const auto& [name, v] : c.attrs) out += fmt::format(" {}=%{}", name, v);
+    out += "\n";
+  }
+  for (const auto& l : m.topology.links) {
+    out += fmt::format("  link #{} {} #{} bw=%{}", l.a, l.bidirectional ? "<->" : "->", l.b, l.bw[0]);
+    if (l.bidirectional) out += fmt::format("/%{}", l.bw[1]);
+    out += fmt::format(" latency=%{}", l.latency[0]);
+    if (l.bidirectional) out += fmt::format("/%{}", l.latency[1]);
+    out += "\n";
+  }
+  out += "tasks:\n";
+  print_task(m.root, 0, out);
+  return out;
+}
+
+}  // namespace gpm::ir

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# install_deps.sh: installs gpmc's build dependencies from Debian's packages (needs root or sudo).
+set -euo pipefail
+PACKAGES=(cmake g++ make antlr4 libantlr4-runtime-dev libfmt-dev nlohmann-json3-dev libcli11-dev doctest-dev)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
+echo "installing: ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,76 @@
+// commands.cpp: runs the pipeline for each subcommand and prints results or diagnostics.
+#include "tools/gpmc/commands.h"
+
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "backend/report/report.h"
+#include "frontend/ast_printer.h"
+#include "ir/printer.h"
+
+namespace gpm::cli {
+
+namespace {
+
+driver::Options options_of(const CommonOptions& common) { return driver::Options{common.include_dirs, {}}; }
+
+// Splits `name=value`; reports a malformed --set.
+bool parse_settings(const std::vector<std::string>& sets, std::vector<driver::Setting>& out,
+                    frontend::DiagnosticEngine& diags) {
+  for (const auto& s : sets) {
+    size_t eq = s.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) {
+      diags.error(frontend::DiagKind::UsageError, {},
+                  fmt::format("--set `{}` must have the form name=value, e.g. --set bytes=1GiB", s));
+      return false;
+    }
+    out.push_back({s.substr(0, eq), s.substr(eq + 1)});
+  }
+  return true;
+}
+
+int fail(driver::Session& session) {
+  session.diags().flush(std::cerr);
+  return 1;
+}
+
+}  // namespace
+
+int run_check(const CommonOptions& common, const std::vector<std::string>& files) {
+  driver::Session session(options_of(common));
+  if (!session.check(files)) return fail(session);
+  return 0;
+}
+
+int run_dump_ast(const CommonOptions& common, const std::string& file) {
+  driver::Session session(options_of(common));
+  const frontend::Module* module = session.parse(file);
+  if (!module || session.diags().has_errors()) return fail(session);
+  std::cout << frontend::print_module(*module, session.sources());
+  return 0;
+}
+
+int run_eval(const CommonOptions& common, const EvalOptions& options) {
+  driver::Session session(options_of(common));
+  std::vector<driver::Setting> settings;
+  if (!parse_settings(options.sets, settings, session.diags())) return fail(session);
+  auto compiled = session.compile(options.machine, options.app, settings);
+  if (!compiled) return fail(session);
+  backend::Evaluation evaluation;
+  if (!session.evaluate(*compiled, evaluation)) return fail(session);
+  std::cout << (options.format == "json" ? backend::json_report(evaluation) : backend::table_report(evaluation));
+  return 0;
+}
+
+int run_dump_ir(const CommonOptions& common, const EvalOptions& options) {
+  driver::Session session(options_of(common));
+  std::vector<driver::Setting> settings;
+  if (!parse_settings(options.sets, settings, session.diags())) return fail(session);
+  auto compiled = session.compile(options.machine, options.app, settings);
+  if (!compiled) return fail(session);
+  std::cout << ir::print_module(compiled->module);
+  return 0;
+}
+
+}  // namespace gpm::cli

@@ -1,0 +1,98 @@
+// main.cpp: the gpmc command line (CLI11): parses arguments and dispatches to a subcommand on a large stack.
+#include <pthread.h>
+
+#include <exception>
+#include <functional>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "tools/gpmc/commands.h"
+
+namespace {
+
+// Runs `work` on a thread with a 1 GiB stack (reserved, not committed), so that the deepest input the
+// nesting guard admits never exhausts the stack.
+int run_with_large_stack(const std::function<int()>& work) {
+  struct Job {
+    const std::function<int()>* work;
+    int status;
+  } job{&work, 2};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, size_t(1) << 30);
+  pthread_t thread;
+  auto entry = [](void* arg) -> void* {
+    auto* j = static_cast<Job*>(arg);
+    try {
+      j->status = (*j->work)();
+    } catch (const std::exception& e) {
+      std::cerr << "gpmc: internal error: " << e.what() << "\nPlease report this with the input that caused it.\n";
+      j->status = 2;
+    }
+    return nullptr;
+  };
+  if (pthread_create(&thread, &attr, entry, &job) != 0) return (*job.work)();
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
+  return job.status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"gpmc: compiles and evaluates .gpm performance models of GPU machines and applications"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("gpmc ") + GPM_VERSION);
+  gpm::cli::CommonOptions common;
+  gpm::cli::EvalOptions eval_options, ir_options;
+  std::vector<std::string> check_files;
+  std::string ast_file;
+
+  auto add_includes = [&](CLI::App* sub) {
+    sub->add_option("--include,-I", common.include_dirs, "Extra folder searched by `import` (repeatable)");
+  };
+
+  auto* check = app.add_subcommand("check", "Check files; silent with exit status 0 when they are clean");
+  check->add_option("files", check_files, ".gpm files")->required();
+  add_includes(check);
+
+  auto* eval = app.add_subcommand("eval", "Evaluate an app on a machine and report the predicted time");
+  eval->add_option("machine", eval_options.machine, "Machine model (.gpm)")->required();
+  eval->add_option("app", eval_options.app, "App model (.gpm)")->required();
+  eval->add_option("--set", eval_options.sets, "Override a parameter, units included: --set bytes=1GiB (repeatable)");
+  eval->add_option("--format", eval_options.format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->default_val("table");
+  add_includes(eval);
+
+  auto* dump_ast = app.add_subcommand("dump-ast", "Print the syntax tree of one file");
+  dump_ast->add_option("file", ast_file, ".gpm file")->required();
+  add_includes(dump_ast);
+
+  auto* dump_ir = app.add_subcommand("dump-ir", "Print the IR of an app lowered onto a machine");
+  dump_ir->add_option("machine", ir_options.machine, "Machine model (.gpm)")->required();
+  dump_ir->add_option("app", ir_options.app, "App model (.gpm)")->required();
+  dump_ir->add_option("--set", ir_options.sets, "Override a parameter (repeatable)");
+  add_includes(dump_ir);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "gpmc: error: " << e.what() << " [UsageError]\nRun `gpmc --help` or `gpmc SUBCOMMAND --help`.\n";
+    return 1;
+  }
+
+  return run_with_large_stack([&]() -> int {
+    if (*check) return gpm::cli::run_check(common, check_files);
+    if (*eval) return gpm::cli::run_eval(common, eval_options);
+    if (*dump_ast) return gpm::cli::run_dump_ast(common, ast_file);
+    return gpm::cli::run_dump_ir(common, ir_options);
+  });
+}
