@@ -75,7 +75,14 @@ bool Session::bind_settings(const std::vector<Setting>& settings, ir::ParamBindi
   bool ok = true;
   for (const auto& setting : settings) {
     auto it = program.globals.find(setting.name);
-    if (it == program.globals.end() || it->second->kind != DeclKind::Param) {
+    if (it != program.globals.end() && it->second->kind != DeclKind::Param) {
+      diags_.error(DiagKind::UnknownParameter, {},
+                   fmt::format("--set {}: `{}` is not a parameter (only `param` declarations can be set)",
+                               setting.name, setting.name));
+      ok = false;
+      continue;
+    }
+    if (it == program.globals.end()) {
       std::string names;
       for (const auto* p : program.params) names += (names.empty() ? "" : ", ") + p->name;
       diags_.error(DiagKind::UnknownParameter, {},

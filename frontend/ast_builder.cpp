@@ -2,6 +2,7 @@
 #include "frontend/ast_builder.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 
 #include <antlr4-runtime.h>
@@ -88,6 +89,10 @@ struct AstBuilder::Impl {
                                       (text[num_end - 1] == 'e' || text[num_end - 1] == 'E'))))
       ++num_end;
     double value = std::strtod(text.substr(0, num_end).c_str(), nullptr);
+    if (!std::isfinite(value)) {
+      diags.error(DiagKind::SyntaxError, e->range, fmt::format("`{}` is too large for a number", text.substr(0, num_end)));
+      value = 0;
+    }
     e->value = value;
     e->literal_dim = Dim::count();
     if (has_unit) {
