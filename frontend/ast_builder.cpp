@@ -80,15 +80,10 @@ struct AstBuilder::Impl {
     std::string text = token->getText();
     auto e = make(ExprKind::Number, range(token));
     e->text = text;
-    size_t num_end = 0;
-    while (num_end < text.size() && (std::isdigit((unsigned char)text[num_end]) || text[num_end] == '.' ||
-                                     ((text[num_end] == 'e' || text[num_end] == 'E') && num_end + 1 < text.size() &&
-                                      (std::isdigit((unsigned char)text[num_end + 1]) || text[num_end + 1] == '+' ||
-                                       text[num_end + 1] == '-')) ||
-                                     ((text[num_end] == '+' || text[num_end] == '-') && num_end > 0 &&
-                                      (text[num_end - 1] == 'e' || text[num_end - 1] == 'E'))))
-      ++num_end;
-    double value = std::strtod(text.substr(0, num_end).c_str(), nullptr);
+    // The lexer guarantees a decimal number first (digits, optional fraction and exponent).
+    char* number_end = nullptr;
+    double value = std::strtod(text.c_str(), &number_end);
+    size_t num_end = size_t(number_end - text.c_str());
     if (!std::isfinite(value)) {
       diags.error(DiagKind::SyntaxError, e->range, fmt::format("`{}` is too large for a number", text.substr(0, num_end)));
       value = 0;

@@ -182,7 +182,8 @@ void Lowerer::lower_machine(const MachineDecl& machine) {
   for (const auto& a : machine.attrs)
     if (a.name == "nodes") {
       m_.topology.node_count = lower_expr(*a.value);
-      whole_number(*a.value, "the node count");
+      m_.checks.push_back({CheckKind::WholeNumber, m_.topology.node_count, kNoValue, kNoValue, a.value->range,
+                           "the node count"});
       add_positive_check(m_.topology.node_count, a.name_range, "the node count");
     }
   if (m_.topology.node_count == kNoValue) m_.topology.node_count = b_.constant(1, Dim::count(), machine.name_range);

@@ -27,7 +27,7 @@ std::string print_module(const Module& m) {
   for (size_t i = 0; i < m.instrs.size(); ++i) {
     const Instr& in = m.instrs[i];
     out += fmt::format("  %{} = {}", i, opcode_name(in.op));
-    if (in.op == Opcode::Const) out += fmt::format(" {:.17g}", in.imm);
+    if (in.op == Opcode::Const) out += fmt::format(" {}", in.imm);
     if (in.op == Opcode::Param) out += fmt::format(" {} default %{}", m.params[size_t(in.slot)].name, in.a);
     else
       for (ValueId x : {in.a, in.b, in.c})
