@@ -41,5 +41,8 @@ TEST_CASE("dimension names are readable") {
 TEST_CASE("quantities format with a readable unit") {
   CHECK(format_quantity(8e9, Dim::byte() / Dim::seconds()) == "8 GB/s");
   CHECK(format_quantity(9.42e-6, Dim::seconds()) == "9.42 us");
-  CHECK(format_quantity(1024, Dim::byte()) == "1.024 KB");
+  CHECK(format_quantity(1024, Dim::byte()) == "1 KiB");
+  CHECK(format_quantity(1073741824, Dim::byte()) == "1 GiB");
+  CHECK(format_quantity(1e9, Dim::byte()) == "1 GB");
+  CHECK(format_quantity(1500, Dim::byte()) == "1.5 KB");
 }

@@ -1,0 +1,240 @@
+// reference_test.cpp: tests that tie gpmc to the published models (shared/reference/seed-values.md), through
+// the whole pipeline (driver::Session::compile + evaluate) on the shipped machines and apps.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include "backend/interp/interpreter.h"
+#include "driver/pipeline.h"
+
+using namespace gpm;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A relative comparison (doctest's Approx is absolute below 1 unless its scale is 0): 1e-9 unless narrowed.
+doctest::Approx approx(double value) { return doctest::Approx(value).epsilon(1e-9).scale(0); }
+
+const std::string kRoot = GPM_SOURCE_DIR;
+const std::string kTitan = kRoot + "/machines/titan.gpm";
+const std::string kSummit = kRoot + "/machines/summit.gpm";
+
+// A session that compiled and evaluated one machine and app; `ok` says whether both steps succeeded.
+struct Run {
+  driver::Session session{driver::Options{{}, GPM_SOURCE_DIR "/stdlib"}};
+  backend::Evaluation result;
+  bool ok = false;
+
+  std::string all_messages() {
+    std::string out;
+    for (const auto& d : session.diags().diagnostics()) out += session.diags().render(d);
+    return out;
+  }
+  double param(const std::string& name) const {
+    for (const auto& p : result.params)
+      if (p.name == name) return p.value.value;
+    FAIL("no param " << name);
+    return 0;
+  }
+  const backend::ParamValue* param_info(const std::string& name) const {
+    for (const auto& p : result.params)
+      if (p.name == name) return &p;
+    return nullptr;
+  }
+  const backend::Row* row_starting(const std::string& prefix) const {
+    for (const auto& phase : result.phases)
+      for (const auto& r : phase.rows)
+        if (r.name.rfind(prefix, 0) == 0) return &r;
+    return nullptr;
+  }
+};
+
+std::unique_ptr<Run> run(const std::string& machine, const std::string& app,
+                         const std::vector<driver::Setting>& settings = {}) {
+  auto r = std::make_unique<Run>();
+  auto compiled = r->session.compile(machine, app, settings);
+  REQUIRE_MESSAGE(compiled, r->all_messages());
+  r->ok = r->session.evaluate(*compiled, r->result);
+  REQUIRE_MESSAGE(r->ok, r->all_messages());
+  return r;
+}
+
+// A temporary .gpm file, removed afterwards.
+struct TempFile {
+  fs::path path;
+  TempFile(const std::string& name, const std::string& text) {
+    fs::path dir = fs::temp_directory_path() / ("gpm_reference_test_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    path = dir / name;
+    std::ofstream(path, std::ios::binary) << text;
+  }
+  ~TempFile() {
+    std::error_code ec;
+    fs::remove(path, ec);
+    fs::remove(path.parent_path(), ec);  // only succeeds once empty
+  }
+};
+
+constexpr double kGiB = 1073741824.0;
+
+}  // namespace
+
+TEST_CASE("reference: AHEAD eq. 10 on Titan: a pinned 1 GiB h2d copy takes L+O + n / 8 GB/s") {
+  auto r = run(kTitan, kRoot + "/apps/bandwidth.gpm", {{"bytes", "1GiB"}});
+  // L+O = 9.420 us (van Werkhoven Table I), PCIe Gen2 x16 = 8 GB/s (AHEAD section V).
+  double expected = 9.420e-6 + kGiB / 8e9;
+  CHECK(r->result.total_s == approx(expected).epsilon(1e-12));
+  CHECK(r->result.machine == "titan");
+  CHECK(r->result.app == "bandwidth");
+  REQUIRE(r->result.phases.size() == 1);
+  REQUIRE(r->result.phases[0].rows.size() == 1);
+  const backend::Row& copy = r->result.phases[0].rows[0];
+  CHECK(copy.model.find("eq. 10") != std::string::npos);
+  CHECK(copy.name.find("ddr3 -> k20x") != std::string::npos);
+  const backend::ParamValue* bytes = r->param_info("bytes");
+  REQUIRE(bytes);
+  CHECK(bytes->overridden);
+  CHECK(bytes->value.value == kGiB);
+}
+
+TEST_CASE("reference: AHEAD eq. 10 on Titan with the default 64 MiB and with a d2h copy") {
+  auto r = run(kTitan, kRoot + "/apps/bandwidth.gpm");
+  CHECK(r->result.total_s == approx(9.420e-6 + 64 * 1048576.0 / 8e9).epsilon(1e-12));
+  TempFile app("d2h.gpm", "app back { param n = 1 GiB\n copy d2h n pinned }\n");
+  auto d = run(kTitan, app.path.string());
+  // Device to host uses the reverse direction: L+O = 9.023 us (van Werkhoven Table I).
+  CHECK(d->result.total_s == approx(9.023e-6 + kGiB / 8e9).epsilon(1e-12));
+}
+
+TEST_CASE("reference: AHEAD eq. 9 on Titan: a pageable copy adds 2n / host memory bandwidth") {
+  TempFile app("pageable.gpm", "app pageable { param n = 1 GiB\n copy h2d n pageable }\n");
+  auto r = run(kTitan, app.path.string());
+  double host_mem_bw = r->param("host_mem_bw");
+  CHECK(host_mem_bw == approx(51.2e9).epsilon(1e-12));  // DDR3-1600, four channels
+  double expected = 9.420e-6 + 2 * kGiB / host_mem_bw + kGiB / 8e9;
+  CHECK(r->result.total_s == approx(expected).epsilon(1e-12));
+  const backend::Row* copy = r->row_starting("copy h2d n pageable");
+  REQUIRE(copy);
+  CHECK(copy->model.find("eq. 9") != std::string::npos);
+}
+
+TEST_CASE("reference: a pageable copy from a data buffer follows eq. 9 too") {
+  TempFile app("buffer.gpm", "app buffered { data h : host pageable (256 MiB)\n copy h2d h }\n");
+  auto r = run(kTitan, app.path.string());
+  double n = 256 * 1048576.0;
+  CHECK(r->result.total_s == approx(9.420e-6 + 2 * n / 51.2e9 + n / 8e9).epsilon(1e-12));
+}
+
+TEST_CASE("reference: PCIe Gen2 x16 in titan.gpm is 8.0 GB/s") {
+  auto r = run(kTitan, kRoot + "/apps/bandwidth.gpm");
+  const backend::ParamValue* bw = r->param_info("link_bw");
+  REQUIRE(bw);
+  CHECK(bw->value.value == approx(8.0e9).epsilon(1e-15));
+  CHECK(bw->value.dim == frontend::Dim::byte() / frontend::Dim::seconds());
+  CHECK(r->param("lo_h2d") == approx(9.420e-6).epsilon(1e-15));
+  CHECK(r->param("lo_d2h") == approx(9.023e-6).epsilon(1e-15));
+}
+
+TEST_CASE("reference: PCIe Gen3 x16 `16 * 8 GT/s * 1 b * 128 / 130` is 15.754 GB/s") {
+  TempFile app("gen3.gpm", "app links { param gen3 = 16 * 8 GT/s * 1 b * 128 / 130\n"
+                           "param gen4 = 16 * 16 GT/s * 1 b * 128 / 130\n overhead 1 us }\n");
+  auto r = run(kTitan, app.path.string());
+  const backend::ParamValue* gen3 = r->param_info("gen3");
+  REQUIRE(gen3);
+  CHECK(gen3->value.dim == frontend::Dim::byte() / frontend::Dim::seconds());
+  // seed-values.md gives 15.754 GB/s and 31.508 GB/s: equal to 4 significant figures in GB/s (5 digits printed).
+  CHECK(std::round(gen3->value.value / 1e9 * 1000) / 1000 == approx(15.754));
+  CHECK(gen3->value.value == approx(15.754e9).epsilon(1e-4));
+  CHECK(r->param("gen4") == approx(31.508e9).epsilon(1e-4));
+  CHECK(gen3->value.value == approx(16 * 8e9 / 8 * 128.0 / 130).epsilon(1e-14));
+}
+
+TEST_CASE("reference: the Jacobi2D stencil on Summit is memory-bound: 2 * 16384^2 * 8 B / 900 GB/s") {
+  auto r = run(kSummit, kRoot + "/apps/jacobi2d.gpm");
+  const backend::Row* stencil = r->row_starting("run stencil");
+  REQUIRE(stencil);
+  double n = 16384;
+  double memory = 2 * n * n * 8 / 900e9;
+  double compute = 6 * n * n / 7.8e12;
+  CHECK(stencil->each_s == approx(memory).epsilon(1e-12));
+  CHECK(stencil->model == "roofline");
+  REQUIRE(stencil->terms.size() == 2);
+  CHECK(stencil->terms[0].name == "compute time");
+  CHECK(stencil->terms[0].value.value == approx(compute).epsilon(1e-12));
+  CHECK(stencil->terms[1].name == "memory time");
+  CHECK(stencil->terms[1].value.value == approx(memory).epsilon(1e-12));
+  CHECK(stencil->terms[1].value.value > stencil->terms[0].value.value);  // memory-bound
+  CHECK(stencil->count == 100);  // 100 iterations (Choi et al. section 4.1)
+  CHECK(stencil->total_s == approx(100 * memory).epsilon(1e-12));
+  CHECK(stencil->name == "run stencil on s[0].g[0]");
+}
+
+TEST_CASE("reference: Summit's L+O is 1.42 times Titan's (AHEAD section VII)") {
+  auto summit = run(kSummit, kRoot + "/apps/bandwidth.gpm", {{"bytes", "1 B"}});
+  auto titan = run(kTitan, kRoot + "/apps/bandwidth.gpm", {{"bytes", "1 B"}});
+  CHECK(summit->param("lo_h2d") == approx(1.42 * 9.420e-6).epsilon(1e-12));
+  // A one-byte transfer: L+O dominates; Summit over NVLink 2.0 at 50 GB/s, Titan over PCIe at 8 GB/s.
+  CHECK(summit->result.total_s == approx(1.42 * 9.420e-6 + 1 / 50e9).epsilon(1e-12));
+  CHECK(titan->result.total_s == approx(9.420e-6 + 1 / 8e9).epsilon(1e-12));
+  CHECK(summit->result.total_s / titan->result.total_s == approx(1.42).epsilon(1e-3));
+}
+
+TEST_CASE("reference: the Jacobi2D iteration on Summit sums its kernels, copies and overhead") {
+  auto r = run(kSummit, kRoot + "/apps/jacobi2d.gpm");
+  double n = 16384, halo = 4 * n * 8;
+  double lo_h2d = 1.42 * 9.420e-6, lo_d2h = 1.42 * 9.023e-6, link = 50e9, hbm = 900e9;
+  double pack = 2 * halo / hbm, unpack = pack;
+  double stencil = 2 * n * n * 8 / hbm, reduce = n * n * 8 / hbm;
+  double copies = (lo_d2h + halo / link) + (lo_h2d + halo / link) + (lo_d2h + 8 / link);
+  double iteration = pack + unpack + stencil + reduce + copies + 200e-6;
+  REQUIRE(r->result.phases.size() == 1);
+  CHECK(r->result.phases[0].model == "100 iterations");
+  CHECK(r->result.total_s == approx(100 * iteration).epsilon(1e-12));
+}
+
+TEST_CASE("reference: --set values are checked against the parameter's dimension and range") {
+  driver::Session s{driver::Options{{}, GPM_SOURCE_DIR "/stdlib"}};
+  CHECK_FALSE(s.compile(kTitan, kRoot + "/apps/bandwidth.gpm", {{"bytes", "1 s"}}));
+  bool invalid = false;
+  for (const auto& d : s.diags().diagnostics()) invalid = invalid || d.kind == frontend::DiagKind::InvalidSetValue;
+  CHECK(invalid);
+
+  driver::Session u{driver::Options{{}, GPM_SOURCE_DIR "/stdlib"}};
+  CHECK_FALSE(u.compile(kTitan, kRoot + "/apps/bandwidth.gpm", {{"nope", "1"}}));
+  bool unknown = false;
+  for (const auto& d : u.diags().diagnostics()) unknown = unknown || d.kind == frontend::DiagKind::UnknownParameter;
+  CHECK(unknown);
+
+  driver::Session big{driver::Options{{}, GPM_SOURCE_DIR "/stdlib"}};
+  // A value outside its range is refused when the model is compiled, before it shapes anything.
+  CHECK_FALSE(big.compile(kTitan, kRoot + "/apps/bandwidth.gpm", {{"bytes", "128 GiB"}}));
+  bool range = false;
+  for (const auto& d : big.diags().diagnostics()) range = range || d.kind == frontend::DiagKind::ParamOutOfRange;
+  CHECK(range);
+}
+
+TEST_CASE("reference: giving an app where the machine belongs is WrongModelKind") {
+  driver::Session s{driver::Options{{}, GPM_SOURCE_DIR "/stdlib"}};
+  CHECK_FALSE(s.compile(kRoot + "/apps/bandwidth.gpm", kTitan, {}));
+  bool wrong = false;
+  for (const auto& d : s.diags().diagnostics()) wrong = wrong || d.kind == frontend::DiagKind::WrongModelKind;
+  CHECK(wrong);
+}
+
+TEST_CASE("reference: Session::check accepts each shipped machine with the shipped apps") {
+  for (const std::string& machine : {kTitan, kSummit}) {
+    driver::Session s{driver::Options{{}, GPM_SOURCE_DIR "/stdlib"}};
+    bool ok = s.check({machine, kRoot + "/apps/bandwidth.gpm", kRoot + "/apps/jacobi2d.gpm"});
+    std::string messages;
+    for (const auto& d : s.diags().diagnostics()) messages += s.diags().render(d);
+    INFO(machine, messages);
+    CHECK(ok);
+  }
+}

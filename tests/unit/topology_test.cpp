@@ -1,0 +1,169 @@
+// topology_test.cpp: unit tests of routing on hand-built topology graphs: shortest_path (fewest links,
+// direction, deterministic ties), nearest_of_kind and components_of_kind.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+#include "ir/topology.h"
+
+using namespace gpm::ir;
+
+namespace {
+
+// Builds a topology from component kinds and links; link values are irrelevant to routing.
+struct Graph {
+  Topology t;
+  int add(const std::string& kind, const std::string& path) {
+    t.components.push_back({kind, path, "", {}, {}});
+    return int(t.components.size() - 1);
+  }
+  int link(int a, int b, bool bidirectional = true) {
+    Link l;
+    l.a = a;
+    l.b = b;
+    l.bidirectional = bidirectional;
+    t.links.push_back(l);
+    return int(t.links.size() - 1);
+  }
+};
+
+// The components a path visits, starting at `from`.
+std::vector<int> visited(const Topology& t, int from, const std::vector<Hop>& path) {
+  std::vector<int> out = {from};
+  for (const Hop& h : path) {
+    const Link& l = t.links[size_t(h.link)];
+    int at = out.back();
+    CHECK((h.direction == 0 ? l.a : l.b) == at);  // each hop starts where the last ended
+    out.push_back(h.direction == 0 ? l.b : l.a);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("topology: shortest_path takes the route with the fewest links") {
+  Graph g;
+  int mem = g.add("memory", "mem"), cpu = g.add("cpu", "cpu"), sw = g.add("switch", "sw"), gpu = g.add("gpu", "gpu");
+  g.link(mem, cpu);
+  g.link(cpu, sw);
+  g.link(sw, gpu);
+  int direct = g.link(cpu, gpu);  // declared last, but shorter
+  auto path = shortest_path(g.t, mem, gpu);
+  REQUIRE(path);
+  REQUIRE(path->size() == 2);
+  CHECK((*path)[1].link == direct);
+  CHECK(visited(g.t, mem, *path) == std::vector<int>{mem, cpu, gpu});
+}
+
+TEST_CASE("topology: shortest_path traverses bidirectional links backwards with direction 1") {
+  Graph g;
+  int a = g.add("cpu", "a"), b = g.add("gpu", "b");
+  int l = g.link(a, b);
+  auto fwd = shortest_path(g.t, a, b);
+  REQUIRE(fwd);
+  REQUIRE(fwd->size() == 1);
+  CHECK((*fwd)[0].link == l);
+  CHECK((*fwd)[0].direction == 0);
+  auto rev = shortest_path(g.t, b, a);
+  REQUIRE(rev);
+  REQUIRE(rev->size() == 1);
+  CHECK((*rev)[0].direction == 1);
+}
+
+TEST_CASE("topology: shortest_path respects one-way links") {
+  Graph g;
+  int a = g.add("cpu", "a"), b = g.add("gpu", "b"), c = g.add("switch", "c");
+  g.link(a, b, false);  // a -> b only
+  auto there = shortest_path(g.t, a, b);
+  REQUIRE(there);
+  CHECK(there->size() == 1);
+  CHECK_FALSE(shortest_path(g.t, b, a));
+  // A longer way back through c is taken when the short link points the wrong way.
+  g.link(b, c);
+  g.link(c, a);
+  auto back = shortest_path(g.t, b, a);
+  REQUIRE(back);
+  CHECK(back->size() == 2);
+  CHECK(visited(g.t, b, *back) == std::vector<int>{b, c, a});
+  // And the forward route still uses the one-way link.
+  auto again = shortest_path(g.t, a, b);
+  REQUIRE(again);
+  CHECK(again->size() == 1);
+}
+
+TEST_CASE("topology: shortest_path from a component to itself is empty") {
+  Graph g;
+  int a = g.add("cpu", "a");
+  g.add("gpu", "b");
+  auto path = shortest_path(g.t, a, a);
+  REQUIRE(path);
+  CHECK(path->empty());
+}
+
+TEST_CASE("topology: shortest_path between disconnected components is empty-handed") {
+  Graph g;
+  int a = g.add("cpu", "a"), b = g.add("gpu", "b"), c = g.add("gpu", "c");
+  g.link(a, b);
+  CHECK_FALSE(shortest_path(g.t, a, c));
+  CHECK_FALSE(shortest_path(g.t, c, a));
+}
+
+TEST_CASE("topology: among equally short paths the earlier-declared links win") {
+  Graph g;
+  int src = g.add("memory", "src"), left = g.add("switch", "left"), right = g.add("switch", "right"),
+      dst = g.add("gpu", "dst");
+  g.link(src, right);  // declared first: the tie goes through `right`
+  g.link(src, left);
+  g.link(left, dst);
+  g.link(right, dst);
+  for (int i = 0; i < 3; ++i) {  // and it is the same every time
+    auto path = shortest_path(g.t, src, dst);
+    REQUIRE(path);
+    CHECK(visited(g.t, src, *path) == std::vector<int>{src, right, dst});
+  }
+}
+
+TEST_CASE("topology: nearest_of_kind finds the closest component of a kind") {
+  Graph g;
+  int gpu = g.add("gpu", "gpu"), cpu = g.add("cpu", "cpu"), far_mem = g.add("memory", "far"),
+      sw = g.add("switch", "sw"), near_mem = g.add("memory", "near");
+  g.link(gpu, cpu);
+  g.link(cpu, sw);
+  g.link(sw, far_mem);  // three links from the gpu
+  g.link(cpu, near_mem);  // two links from the gpu
+  CHECK(nearest_of_kind(g.t, gpu, "memory") == near_mem);
+  CHECK(nearest_of_kind(g.t, gpu, "switch") == sw);
+  CHECK(nearest_of_kind(g.t, gpu, "gpu") == gpu);  // the start itself counts
+  CHECK(nearest_of_kind(g.t, gpu, "nic") == -1);
+  (void)far_mem;
+}
+
+TEST_CASE("topology: nearest_of_kind breaks ties by declaration order") {
+  Graph g;
+  int gpu = g.add("gpu", "gpu"), cpu = g.add("cpu", "cpu"), m1 = g.add("memory", "m1"), m0 = g.add("memory", "m0");
+  g.link(gpu, cpu);
+  g.link(cpu, m0);  // link to m0 declared first
+  g.link(cpu, m1);
+  CHECK(nearest_of_kind(g.t, gpu, "memory") == m0);
+  (void)m1;
+}
+
+TEST_CASE("topology: nearest_of_kind ignores link direction") {
+  Graph g;
+  int mem = g.add("memory", "mem"), gpu = g.add("gpu", "gpu");
+  g.link(mem, gpu, false);  // mem -> gpu only
+  CHECK(nearest_of_kind(g.t, gpu, "memory") == mem);
+}
+
+TEST_CASE("topology: components_of_kind lists components in declaration order") {
+  Graph g;
+  int g0 = g.add("gpu", "g[0]");
+  g.add("cpu", "c");
+  int g1 = g.add("gpu", "g[1]");
+  CHECK(components_of_kind(g.t, "gpu") == std::vector<int>{g0, g1});
+  CHECK(components_of_kind(g.t, "nic").empty());
+  CHECK(g.t.find("g[1]") == g1);
+  CHECK(g.t.find("g[2]") == -1);
+}
