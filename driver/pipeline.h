@@ -47,8 +47,12 @@ class Session {
   bool evaluate(const Compiled& compiled, backend::Evaluation& out);
 
  private:
+  std::unique_ptr<Compiled> compile_checked(const std::string& machine_file, const std::string& app_file,
+                                            const std::vector<Setting>& settings);
+  bool check_checked(const std::vector<std::string>& files);
   bool load_and_check(const std::vector<std::string>& files, std::vector<const frontend::Module*>& roots);
-  bool bind_settings(const std::vector<Setting>& settings, ir::ParamBindings& bindings);
+  bool bind_settings(const std::vector<Setting>& settings, const std::vector<const frontend::Decl*>& owners,
+                     ir::ParamBindings& bindings);
 
   Options options_;
   frontend::SourceManager sources_;

@@ -98,7 +98,7 @@ struct AstBuilder::Impl {
         diags.error(DiagKind::UnknownUnit, e->range, fmt::format("unknown unit `{}`", unit_text));
         return e;
       }
-      e->value = value * unit->scale;
+      e->value = unit->to_base(value);
       e->literal_dim = unit->dim;
     }
     return e;
@@ -199,7 +199,7 @@ struct AstBuilder::Impl {
     }
     if (auto* c = dynamic_cast<P::CmpExprContext*>(ctx)) {
       if (dynamic_cast<P::CmpExprContext*>(c->expr(0))) {
-        diags.error(DiagKind::TypeMismatch, range(ctx),
+        diags.error(DiagKind::ChainedComparison, range(ctx),
                     "comparisons cannot be chained; write `a < b and b < c`");
         return make(ExprKind::Bool, range(ctx));
       }
@@ -432,7 +432,7 @@ struct AstBuilder::Impl {
       else if (item->letDecl()) a->lets.push_back(let(item->letDecl()));
       else if (auto* d = item->dataDecl()) {
         auto data = std::make_unique<DataDecl>();
-        for (auto* id : d->IDENT()) data->names.emplace_back(id->getText(), range(id));
+        for (auto* name : d->dataName()) data->names.emplace_back(name->getText(), range(name));
         data->placement = d->placement->getText();
         data->placement_range = range(d->placement);
         if (d->hostKind) {
@@ -479,8 +479,8 @@ struct AstBuilder::Impl {
       module.decls.push_back(std::move(fn));
     } else if (auto* t = ctx->typeDecl()) {
       auto type = decl<TypeDecl>(t, t->IDENT(0));
-      type->component_kind = t->IDENT(1)->getText();
-      type->kind_range = range(t->IDENT(1));
+      type->component_kind = t->kind->getText();
+      type->kind_range = range(t->kind);
       type->attrs = attrs(t->attrBlock());
       module.decls.push_back(std::move(type));
     } else if (auto* m = ctx->machineDecl()) {

@@ -56,10 +56,8 @@ static std::vector<std::string> display_cells(std::string_view line) {
   std::vector<std::string> cells;
   for (size_t i = 0; i < line.size();) {
     unsigned char c = static_cast<unsigned char>(line[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    bool ok = len != 0 && i + len <= line.size();
-    for (size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(line[i + k]) & 0xC0) == 0x80;
-    if (!ok) {
+    size_t len = utf8_sequence_length(reinterpret_cast<const unsigned char*>(line.data()) + i, line.size() - i);
+    if (len == 0) {
       cells.push_back("?");
       ++i;
       continue;

@@ -66,6 +66,14 @@ bool Loader::load_prelude() {
   return true;
 }
 
+// Files of the standard library are shown as `stdlib/<name>`, wherever it is installed, so that
+// diagnostics do not depend on the build folder.
+std::string Loader::shown_path(const std::string& path) const {
+  fs::path relative = fs::path(path).lexically_relative(options_.stdlib_dir);
+  if (!relative.empty() && *relative.begin() != "..") return (fs::path("stdlib") / relative).string();
+  return path;
+}
+
 const Module* Loader::load_root(const std::string& path) { return load(path, canonical_key(path), {}); }
 
 std::string Loader::resolve_import(const std::string& name, const std::string& importer_dir) const {
@@ -84,6 +92,7 @@ std::string Loader::resolve_import(const std::string& name, const std::string& i
 const Module* Loader::load(const std::string& display_path, const std::string& key, SourceRange import_site) {
   for (size_t i = 0; i < module_keys_.size(); ++i)
     if (module_keys_[i] == key) return modules_[i].get();
+  if (failed_.count(key)) return nullptr;  // already reported
   for (size_t i = 0; i < stack_.size(); ++i) {
     if (stack_[i].key != key) continue;
     std::string chain;
@@ -93,13 +102,17 @@ const Module* Loader::load(const std::string& display_path, const std::string& k
     return nullptr;
   }
   std::string text;
-  if (!read_source_file(display_path, text, diags_, import_site)) return nullptr;
-  FileId file = sources_.add(display_path, std::move(text));
+  if (!read_source_file(display_path, text, diags_, import_site)) {
+    failed_.insert(key);
+    return nullptr;
+  }
+  FileId file = sources_.add(shown_path(display_path), std::move(text));
   auto module = parse_module(sources_, file, diags_);
-  if (!module) return nullptr;
-  if (module->decls.empty()) {
+  if (module && module->decls.empty())
     diags_.error(DiagKind::EmptyFile, SourceRange{file, 0, 0},
                  "file declares nothing: expected a machine, an app, or params, lets, fns and types");
+  if (!module || module->decls.empty()) {
+    failed_.insert(key);
     return nullptr;
   }
   stack_.push_back({key, import_site});

@@ -1,6 +1,7 @@
 // loader.h: reads files and follows imports (file's folder, then stdlib/, then --include dirs).
 #pragma once
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,12 +34,14 @@ class Loader {
  private:
   const Module* load(const std::string& display_path, const std::string& canonical, SourceRange import_site);
   std::string resolve_import(const std::string& name, const std::string& importer_dir) const;
+  std::string shown_path(const std::string& path) const;
 
   SourceManager& sources_;
   DiagnosticEngine& diags_;
   LoaderOptions options_;
   std::vector<std::unique_ptr<Module>> modules_;
   std::vector<std::string> module_keys_;  // canonical path of each module
+  std::set<std::string> failed_;          // files that could not be read or parsed (reported once)
   struct Active {
     std::string key;
     SourceRange import_site;

@@ -23,13 +23,8 @@ bool check_encoding(const SourceManager& sources, FileId file, DiagnosticEngine&
   size_t n = text.size();
   for (size_t i = 0; i < n;) {
     unsigned char c = bytes[i];
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    bool ok = len != 0 && i + len <= n && c != 0;
-    for (size_t k = 1; ok && k < len; ++k) ok = (bytes[i + k] & 0xC0) == 0x80;
-    if (ok && len == 2) ok = c >= 0xC2;                                      // no overlong forms
-    if (ok && len == 3) ok = !(c == 0xE0 && bytes[i + 1] < 0xA0) && !(c == 0xED && bytes[i + 1] >= 0xA0);
-    if (ok && len == 4) ok = !(c == 0xF0 && bytes[i + 1] < 0x90) && !(c == 0xF4 && bytes[i + 1] >= 0x90) && c <= 0xF4;
-    if (!ok) {
+    size_t len = utf8_sequence_length(bytes + i, n - i);
+    if (len == 0 || c == 0) {
       SourceRange at{file, uint32_t(i), uint32_t(i + 1)};
       if (c == 0)
         diags.error(DiagKind::InvalidEncoding, at, "NUL byte in source: is this a binary file?");
@@ -58,7 +53,9 @@ class SyntaxErrorForwarder : public antlr4::BaseErrorListener {
     ++count;
     SourceRange range = map_.token(offending);
     if (offending->getType() == antlr4::Token::EOF) {
-      diags_.error(DiagKind::SyntaxError, range, "unexpected end of file: " + reword(msg));
+      std::string text = reword(msg);
+      diags_.error(DiagKind::SyntaxError, range,
+                   text.rfind("unexpected end of file", 0) == 0 ? text : "unexpected end of file: " + text);
       return;
     }
     // `8 Gbps` lexes as QUANTITY(8 Gb) IDENT(ps) or NUMBER IDENT: report the unknown unit.
@@ -96,6 +93,11 @@ class SyntaxErrorForwarder : public antlr4::BaseErrorListener {
     replace("no viable alternative at input", "cannot parse");
     replace("'<EOF>'", "end of file");
     replace("<EOF>", "end of file");
+    replace("IDENT", "a name");
+    replace("QUANTITY", "a quantity");
+    replace("NUMBER", "a number");
+    replace("UNTERMINATED_STRING", "a string");
+    replace("STRING", "a string");
     // Long expectation sets are noise; keep short ones.
     size_t expecting = out.find(" expecting {");
     if (expecting != std::string::npos && std::count(out.begin() + expecting, out.end(), ',') > 5)

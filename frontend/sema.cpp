@@ -1,6 +1,7 @@
 // sema.cpp: declarations, duplicates, recursion, and the structure of machines, types and apps.
 #include "frontend/sema.h"
 
+#include <algorithm>
 #include <functional>
 
 #include <fmt/format.h>
@@ -9,17 +10,29 @@
 
 namespace gpm::frontend {
 
-void Sema::declare(const Decl& decl) {
+void Sema::declare(const Decl& decl, const Decl* owner) {
   if (is_builtin(decl.name)) {
     diags_.error(DiagKind::DuplicateDefinition, decl.name_range,
                  fmt::format("`{}` is a built-in function and cannot be redefined", decl.name));
     return;
   }
-  auto [it, inserted] = program_.globals.emplace(decl.name, &decl);
-  if (!inserted) {
-    diags_.error(DiagKind::DuplicateDefinition, decl.name_range, fmt::format("`{}` is defined twice", decl.name));
-    diags_.note(it->second->name_range, "first defined here");
+  // A name inside a machine or app may not shadow a global one either: that would be a trap.
+  const Decl* previous = nullptr;
+  if (owner) {
+    auto global = program_.globals.find(decl.name);
+    if (global != program_.globals.end()) previous = global->second;
   }
+  if (!previous) {
+    SymbolTable& table = owner ? program_.scoped[owner] : program_.globals;
+    auto [it, inserted] = table.emplace(decl.name, &decl);
+    if (inserted) {
+      if (owner) program_.owner[&decl] = owner;
+      return;
+    }
+    previous = it->second;
+  }
+  diags_.error(DiagKind::DuplicateDefinition, decl.name_range, fmt::format("`{}` is defined twice", decl.name));
+  diags_.note(previous->name_range, "first defined here");
 }
 
 void Sema::collect(const Module& module) {
@@ -27,43 +40,48 @@ void Sema::collect(const Module& module) {
     switch (decl->kind) {
       case DeclKind::Import: break;
       case DeclKind::Param:
-        declare(*decl);
+        declare(*decl, nullptr);
         program_.params.push_back(static_cast<const ParamDecl*>(decl.get()));
         break;
       case DeclKind::Let:
-        declare(*decl);
+        declare(*decl, nullptr);
         program_.lets.push_back(static_cast<const LetDecl*>(decl.get()));
         break;
-      case DeclKind::Machine: {
-        declare(*decl);
-        const auto& m = static_cast<const MachineDecl&>(*decl);
-        program_.machines.push_back(&m);
-        for (const auto& p : m.params) declare(*p), program_.params.push_back(p.get());
-        for (const auto& l : m.lets) declare(*l), program_.lets.push_back(l.get());
+      case DeclKind::Fn:
+        declare(*decl, nullptr);
+        program_.fns.push_back(static_cast<const FnDecl*>(decl.get()));
         break;
-      }
-      case DeclKind::App: {
-        declare(*decl);
-        const auto& a = static_cast<const AppDecl&>(*decl);
-        program_.apps.push_back(&a);
-        for (const auto& p : a.params) declare(*p), program_.params.push_back(p.get());
-        for (const auto& l : a.lets) declare(*l), program_.lets.push_back(l.get());
+      case DeclKind::Machine:
+        declare(*decl, nullptr);
+        program_.machines.push_back(static_cast<const MachineDecl*>(decl.get()));
         break;
-      }
-      default: declare(*decl);
+      case DeclKind::App:
+        declare(*decl, nullptr);
+        program_.apps.push_back(static_cast<const AppDecl*>(decl.get()));
+        break;
+      default: declare(*decl, nullptr);
     }
   }
 }
 
 bool Sema::check(const std::vector<std::unique_ptr<Module>>& modules) {
   size_t errors_before = diags_.error_count();
+  // Global names first (from every module), then the names inside machines and apps.
   for (const auto& m : modules) collect(*m);
-  for (const auto& m : modules)
-    for (const auto& decl : m->decls)
-      if (decl->kind == DeclKind::Fn) check_fn(static_cast<const FnDecl&>(*decl));
-  check_fn_recursion();
-  for (const auto* p : program_.params) check_value_decl(*p);
-  for (const auto* l : program_.lets) check_value_decl(*l);
+  for (const auto* m : program_.machines) {
+    program_.scoped[m];
+    for (const auto& p : m->params) declare(*p, m), program_.params.push_back(p.get());
+    for (const auto& l : m->lets) declare(*l, m), program_.lets.push_back(l.get());
+  }
+  for (const auto* a : program_.apps) {
+    program_.scoped[a];
+    for (const auto& p : a->params) declare(*p, a), program_.params.push_back(p.get());
+    for (const auto& l : a->lets) declare(*l, a), program_.lets.push_back(l.get());
+  }
+  for (const auto* fn : program_.fns) check_fn(*fn);
+  for (const auto* p : program_.params) type_of(*p);
+  for (const auto* l : program_.lets) type_of(*l);
+  check_recursion();
   for (const auto& m : modules)
     for (const auto& decl : m->decls)
       if (decl->kind == DeclKind::Type) check_type_decl(static_cast<const TypeDecl&>(*decl));
@@ -74,44 +92,54 @@ bool Sema::check(const std::vector<std::unique_ptr<Module>>& modules) {
 
 Type Sema::check_global_expr(Expr& expr) { return check_expr(expr, Scope{}); }
 
-// Types a param or let on first use, reporting a definition that depends on itself.
-Type Sema::type_of(const Decl& decl, SourceRange use) {
-  int& state = state_[&decl];
-  if (state == 1) {
-    diags_.error(DiagKind::RecursiveDefinition, use, fmt::format("`{}` depends on itself", decl.name));
-    return Type::error();
-  }
-  if (state == 0) {
-    state = 1;
-    Type t;
-    if (decl.kind == DeclKind::Param) {
-      auto& p = const_cast<ParamDecl&>(static_cast<const ParamDecl&>(decl));
-      t = check_expr(*p.value, Scope{});
-      if (t.is_bool()) {
-        diags_.error(DiagKind::TypeMismatch, p.value->range, "a parameter must be a quantity, not a truth value");
-        t = Type::error();
-      }
-      for (Expr* bound : {p.range_lo.get(), p.range_hi.get()}) {
-        if (!bound) continue;
-        Type b = check_expr(*bound, Scope{});
-        if (!b.is_error() && !t.is_error() && (b.is_bool() || b.dim != t.dim))
-          diags_.error(DiagKind::UnitMismatch, bound->range,
-                       fmt::format("the range of `{}` must be `{}` like its value", p.name, dim_name(t.dim)));
-      }
-      p.type = t;
-    } else {
-      auto& l = const_cast<LetDecl&>(static_cast<const LetDecl&>(decl));
-      t = check_expr(*l.value, Scope{});
-      l.type = t;
+const Decl* Sema::lookup(const std::string& name, const Scope& scope) const {
+  if (scope.owner) {
+    auto scoped = program_.scoped.find(scope.owner);
+    if (scoped != program_.scoped.end()) {
+      auto it = scoped->second.find(name);
+      if (it != scoped->second.end()) return it->second;
     }
-    state_[&decl] = 2;
-    return t;
   }
-  return decl.kind == DeclKind::Param ? static_cast<const ParamDecl&>(decl).type
-                                      : static_cast<const LetDecl&>(decl).type;
+  auto it = program_.globals.find(name);
+  return it == program_.globals.end() ? nullptr : it->second;
 }
 
-void Sema::check_value_decl(const Decl& decl) { type_of(decl, decl.name_range); }
+// Types a param or let on first use. A definition that depends on itself is left for check_recursion.
+Type Sema::type_of(const Decl& decl) {
+  int& state = state_[&decl];
+  if (state == 1) return Type::error();
+  if (state == 2)
+    return decl.kind == DeclKind::Param ? static_cast<const ParamDecl&>(decl).type
+                                        : static_cast<const LetDecl&>(decl).type;
+  state = 1;
+  const Decl* saved = current_;
+  current_ = &decl;
+  Scope scope{nullptr, program_.owner_of(&decl)};
+  Type t;
+  if (decl.kind == DeclKind::Param) {
+    auto& p = const_cast<ParamDecl&>(static_cast<const ParamDecl&>(decl));
+    t = check_expr(*p.value, scope);
+    if (t.is_bool()) {
+      diags_.error(DiagKind::TypeMismatch, p.value->range, "a parameter must be a quantity, not a truth value");
+      t = Type::error();
+    }
+    for (Expr* bound : {p.range_lo.get(), p.range_hi.get()}) {
+      if (!bound) continue;
+      Type b = check_expr(*bound, scope);
+      if (!b.is_error() && !t.is_error() && (b.is_bool() || b.dim != t.dim))
+        diags_.error(DiagKind::UnitMismatch, bound->range,
+                     fmt::format("the range of `{}` must be `{}` like its value", p.name, dim_name(t.dim)));
+    }
+    p.type = t;
+  } else {
+    auto& l = const_cast<LetDecl&>(static_cast<const LetDecl&>(decl));
+    t = check_expr(*l.value, scope);
+    l.type = t;
+  }
+  current_ = saved;
+  state_[&decl] = 2;
+  return t;
+}
 
 void Sema::check_fn(const FnDecl& fn) {
   for (size_t i = 0; i < fn.params.size(); ++i)
@@ -119,37 +147,53 @@ void Sema::check_fn(const FnDecl& fn) {
       if (fn.params[i].name == fn.params[k].name)
         diags_.error(DiagKind::DuplicateDefinition, fn.params[i].range,
                      fmt::format("parameter `{}` of `{}` is declared twice", fn.params[i].name, fn.name));
-  current_fn_ = &fn;
-  Type body = check_expr(*const_cast<FnDecl&>(fn).body, Scope{&fn});
-  current_fn_ = nullptr;
+  const Decl* saved = current_;
+  current_ = &fn;
+  Type body = check_expr(*const_cast<FnDecl&>(fn).body, Scope{&fn, nullptr});
+  current_ = saved;
   if (!body.is_error() && fn.result.dim && (body.is_bool() || body.dim != *fn.result.dim))
     diags_.error(DiagKind::UnitMismatch, fn.body->range,
                  fmt::format("`{}` is declared to return `{}` but its body is {}", fn.name, dim_name(*fn.result.dim),
                              body.is_bool() ? "a truth value" : "`" + dim_name(body.dim) + "`"));
 }
 
-void Sema::check_fn_recursion() {
-  std::map<const FnDecl*, int> color;
-  std::function<bool(const FnDecl*)> visit = [&](const FnDecl* fn) {
-    color[fn] = 1;
-    for (const FnDecl* callee : calls_[fn]) {
-      if (color[callee] == 1) {
-        diags_.error(DiagKind::RecursiveDefinition, fn->name_range,
-                     fmt::format("`{}` calls itself through `{}`; functions are inlined and cannot recurse",
-                                 fn->name, callee->name));
+// Functions are inlined and params and lets are evaluated once, so none may depend on itself, directly
+// or through others. Reports each cycle once, at the first declaration (in load order) that is on it.
+void Sema::check_recursion() {
+  std::map<const Decl*, int> color;  // 0 new, 1 on the current path, 2 done
+  std::vector<const Decl*> path;
+  std::function<bool(const Decl*)> visit = [&](const Decl* d) {
+    color[d] = 1;
+    path.push_back(d);
+    for (const Decl* used : uses_[d]) {
+      if (color[used] == 1) {
+        std::string chain;
+        for (auto it = std::find(path.begin(), path.end(), used); it != path.end(); ++it) chain += "`" + (*it)->name + "` -> ";
+        chain += "`" + used->name + "`";
+        diags_.error(DiagKind::RecursiveDefinition, used->name_range,
+                     fmt::format("`{}` depends on itself ({}); functions are inlined and values computed once, "
+                                 "so definitions cannot be recursive",
+                                 used->name, chain));
         return true;
       }
-      if (color[callee] == 0 && visit(callee)) return true;
+      if (color[used] == 0 && visit(used)) return true;
     }
-    color[fn] = 2;
+    path.pop_back();
+    color[d] = 2;
     return false;
   };
-  for (auto& [fn, _] : calls_)
-    if (color[fn] == 0) visit(fn);
+  std::vector<const Decl*> order(program_.fns.begin(), program_.fns.end());
+  order.insert(order.end(), program_.params.begin(), program_.params.end());
+  order.insert(order.end(), program_.lets.begin(), program_.lets.end());
+  for (const Decl* d : order) {
+    if (color[d] != 0) continue;
+    path.clear();
+    if (visit(d)) return;  // one report; the rest of the graph may hold the same cycle again
+  }
 }
 
-void Sema::expect_dim(Expr& expr, Dim dim, const std::string& what) {
-  Type t = check_expr(expr, Scope{});
+void Sema::expect_dim(Expr& expr, Dim dim, const std::string& what, const Scope& scope) {
+  Type t = check_expr(expr, scope);
   if (t.is_error()) return;
   if (t.is_bool() || t.dim != dim)
     diags_.error(DiagKind::UnitMismatch, expr.range,
@@ -157,7 +201,7 @@ void Sema::expect_dim(Expr& expr, Dim dim, const std::string& what) {
                              t.is_bool() ? "a truth value" : "`" + dim_name(t.dim) + "`"));
 }
 
-void Sema::check_attrs(const std::vector<Attr>& attrs, const std::string& owner) {
+void Sema::check_attrs(const std::vector<Attr>& attrs, const std::string& owner, const Scope& scope) {
   for (size_t i = 0; i < attrs.size(); ++i) {
     const Attr& attr = attrs[i];
     for (size_t k = 0; k < i; ++k)
@@ -172,7 +216,7 @@ void Sema::check_attrs(const std::vector<Attr>& attrs, const std::string& owner)
                    fmt::format("a {} has no attribute `{}` (it has: {})", owner, attr.name, attribute_names(owner)));
       continue;
     }
-    expect_dim(*attr.value, spec->dim, fmt::format("`{}`", attr.name));
+    expect_dim(*attr.value, spec->dim, fmt::format("`{}`", attr.name), scope);
   }
 }
 
@@ -183,12 +227,12 @@ void Sema::check_type_decl(const TypeDecl& type) {
                              type.component_kind));
     return;
   }
-  check_attrs(type.attrs, type.component_kind);
+  check_attrs(type.attrs, type.component_kind, Scope{});
 }
 
-void Sema::check_comp_ref(const CompRef& ref) {
+void Sema::check_comp_ref(const CompRef& ref, const Scope& scope) {
   for (const auto& part : ref.parts)
-    if (part.index) expect_dim(*part.index, Dim::count(), "an index");
+    if (part.index) expect_dim(*part.index, Dim::count(), "an index", scope);
 }
 
 // The type declaration named `name` when it exists and has kind `kind`; reports otherwise.
@@ -209,7 +253,7 @@ static const TypeDecl* find_type(const CheckedProgram& program, DiagnosticEngine
   return type;
 }
 
-void Sema::check_node_items(const std::vector<NodeItem>& items, bool in_socket) {
+void Sema::check_node_items(const std::vector<NodeItem>& items, bool in_socket, const Scope& scope) {
   std::map<std::string, SourceRange> names;
   auto name_once = [&](const std::string& name, SourceRange range) {
     auto [it, inserted] = names.emplace(name, range);
@@ -228,9 +272,9 @@ void Sema::check_node_items(const std::vector<NodeItem>& items, bool in_socket) 
                        fmt::format("unknown component kind `{}` (cpu, gpu, memory, switch, root or nic)", c.kind));
           break;
         }
-        if (c.count) expect_dim(*c.count, Dim::count(), "an array size");
+        if (c.count) expect_dim(*c.count, Dim::count(), "an array size", scope);
         if (!c.type_name.empty()) find_type(program_, diags_, c.type_name, c.type_range, c.kind);
-        check_attrs(c.attrs, c.kind);
+        check_attrs(c.attrs, c.kind, scope);
         break;
       }
       case NodeItem::Kind::Socket: {
@@ -240,18 +284,18 @@ void Sema::check_node_items(const std::vector<NodeItem>& items, bool in_socket) 
           diags_.error(DiagKind::MisplacedDeclaration, s.name_range, "sockets cannot be nested");
           break;
         }
-        if (s.count) expect_dim(*s.count, Dim::count(), "an array size");
-        check_node_items(s.items, true);
+        if (s.count) expect_dim(*s.count, Dim::count(), "an array size", scope);
+        check_node_items(s.items, true, scope);
         break;
       }
       case NodeItem::Kind::Link: {
         const auto& l = *item.link;
         for (const auto& pair : l.pairs) {
-          check_comp_ref(pair.a);
-          check_comp_ref(pair.b);
+          check_comp_ref(pair.a, scope);
+          check_comp_ref(pair.b, scope);
         }
         if (!l.type_name.empty()) find_type(program_, diags_, l.type_name, l.type_range, "link");
-        check_attrs(l.attrs, "link");
+        check_attrs(l.attrs, "link", scope);
         break;
       }
       case NodeItem::Kind::Attr:
@@ -264,7 +308,8 @@ void Sema::check_node_items(const std::vector<NodeItem>& items, bool in_socket) 
 }
 
 void Sema::check_machine(const MachineDecl& machine) {
-  check_attrs(machine.attrs, "machine");
+  Scope scope{nullptr, &machine};
+  check_attrs(machine.attrs, "machine", scope);
   if (machine.nodes.empty()) {
     diags_.error(DiagKind::MissingAttribute, machine.name_range,
                  fmt::format("machine `{}` has no `node {{ ... }}` description", machine.name));
@@ -273,7 +318,7 @@ void Sema::check_machine(const MachineDecl& machine) {
   for (size_t i = 1; i < machine.nodes.size(); ++i)
     diags_.error(DiagKind::DuplicateDefinition, machine.nodes[i]->range,
                  "a machine has one `node` description (all nodes are alike)");
-  check_node_items(machine.nodes[0]->items, false);
+  check_node_items(machine.nodes[0]->items, false, scope);
 }
 
 void Sema::check_app(const AppDecl& app) {
@@ -299,26 +344,29 @@ void Sema::check_app(const AppDecl& app) {
                    fmt::format("unknown placement `{}`; data lives on `host pinned`, `host pageable` or `device`",
                                d->placement));
     }
-    expect_dim(*d->size, Dim::byte(), "a data size");
+    expect_dim(*d->size, Dim::byte(), "a data size", Scope{nullptr, &app});
   }
   for (const auto& k : app.kernels) {
     name_once(k->name, k->name_range);
-    check_attrs(k->attrs, "kernel");
-    if (k->on) check_comp_ref(*k->on);
+    check_attrs(k->attrs, "kernel", Scope{nullptr, &app});
+    if (k->on) check_comp_ref(*k->on, Scope{nullptr, &app});
     bool has_time = false, has_work = false;
     for (const auto& a : k->attrs) {
       has_time = has_time || a.name == "time";
       has_work = has_work || a.name == "flops" || a.name == "bytes";
     }
-    if (has_time == has_work)
+    if (has_time && has_work)
+      diags_.error(DiagKind::ConflictingAttributes, k->name_range,
+                   fmt::format("kernel `{}` gives both `time` and `flops`/`bytes`; keep one", k->name));
+    else if (!has_time && !has_work)
       diags_.error(DiagKind::MissingAttribute, k->name_range,
-                   has_time ? fmt::format("kernel `{}` gives both `time` and `flops`/`bytes`; keep one", k->name)
-                            : fmt::format("kernel `{}` needs `flops` and/or `bytes` (roofline) or a `time`", k->name));
+                   fmt::format("kernel `{}` needs `flops` and/or `bytes` (roofline) or a `time`", k->name));
   }
   for (const auto& s : app.body) check_stmt(app, *s);
 }
 
 void Sema::check_stmt(const AppDecl& app, Stmt& s) {
+  Scope scope{nullptr, &app};
   switch (s.kind) {
     case StmtKind::Run: {
       bool found = false;
@@ -326,7 +374,7 @@ void Sema::check_stmt(const AppDecl& app, Stmt& s) {
       if (!found)
         diags_.error(DiagKind::UnknownIdentifier, s.name_range,
                      fmt::format("app `{}` has no kernel `{}`", app.name, s.name));
-      if (s.on) check_comp_ref(*s.on);
+      if (s.on) check_comp_ref(*s.on, scope);
       break;
     }
     case StmtKind::Copy: {
@@ -335,7 +383,7 @@ void Sema::check_stmt(const AppDecl& app, Stmt& s) {
                      fmt::format("unknown copy direction `{}` (h2d, d2h or d2d)", s.direction));
         break;
       }
-      if (s.on) check_comp_ref(*s.on);
+      if (s.on) check_comp_ref(*s.on, scope);
       // `copy h2d buf` takes its size and host memory kind from the data declaration.
       if (s.expr->kind == ExprKind::Name && !s.expr->parenthesized)
         for (const auto& d : app.data)
@@ -348,19 +396,22 @@ void Sema::check_stmt(const AppDecl& app, Stmt& s) {
                                    s.buffer->host_kind, s.host_kind));
         else if (s.direction != "d2d" && s.buffer->placement != "host")
           diags_.error(DiagKind::InvalidKeyword, s.expr->range,
-                       fmt::format("`{}` lives on the device; an {} copy needs host data", s.expr->name, s.direction));
+                       fmt::format("`{}` lives on the device; copy {} needs host data", s.expr->name, s.direction));
+        else if (s.direction == "d2d" && s.buffer->placement != "device")
+          diags_.error(DiagKind::InvalidKeyword, s.expr->range,
+                       fmt::format("`{}` lives on the host; copy d2d needs device data", s.expr->name));
         break;
       }
-      expect_dim(*s.expr, Dim::byte(), "the size of a copy");
+      expect_dim(*s.expr, Dim::byte(), "the size of a copy", scope);
       if (s.direction == "d2d" && !s.host_kind.empty())
         diags_.error(DiagKind::InvalidKeyword, s.host_kind_range, "a d2d copy takes no `pinned` or `pageable`");
       else if (s.direction != "d2d" && s.host_kind != "pinned" && s.host_kind != "pageable")
         diags_.error(DiagKind::InvalidKeyword, s.host_kind.empty() ? s.expr->range : s.host_kind_range,
-                     fmt::format("an {} copy must say `pinned` or `pageable` after its size", s.direction));
+                     fmt::format("copy {} must say `pinned` or `pageable` after its size", s.direction));
       break;
     }
-    case StmtKind::Iterate: expect_dim(*s.expr, Dim::count(), "an iteration count"); break;
-    case StmtKind::Overhead: expect_dim(*s.expr, Dim::seconds(), "an overhead"); break;
+    case StmtKind::Iterate: expect_dim(*s.expr, Dim::count(), "an iteration count", scope); break;
+    case StmtKind::Overhead: expect_dim(*s.expr, Dim::seconds(), "an overhead", scope); break;
     default: break;
   }
   for (auto& child : s.body) check_stmt(app, *child);

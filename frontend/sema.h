@@ -11,14 +11,28 @@
 
 namespace gpm::frontend {
 
-// The checked view of everything loaded for one command.
+using SymbolTable = std::map<std::string, const Decl*, std::less<>>;
+
+// The checked view of everything loaded for one command. Top-level declarations are global; the params
+// and lets declared inside a machine or an app belong to it (`owner`) and are visible only there.
 struct CheckedProgram {
-  std::map<std::string, const Decl*, std::less<>> globals;
-  std::vector<const ParamDecl*> params;  // every param, in load order
+  SymbolTable globals;
+  std::map<const Decl*, SymbolTable> scoped;        // machine or app -> its params and lets
+  std::map<const Decl*, const Decl*> owner;         // param or let -> its machine or app (absent: global)
+  std::vector<const ParamDecl*> params;             // every param, in load order
   std::vector<const LetDecl*> lets;
+  std::vector<const FnDecl*> fns;
   std::vector<const MachineDecl*> machines;
   std::vector<const AppDecl*> apps;
+  const Decl* owner_of(const Decl* d) const {
+    auto it = owner.find(d);
+    return it == owner.end() ? nullptr : it->second;
+  }
 };
+
+// The value of a constant integer exponent (`2`, `-1`, `(3)`), if the expression is one; a quantity
+// with a dimension can only be raised to such a power.
+std::optional<int> constant_integer(const Expr& expr);
 
 class Sema {
  public:
@@ -34,22 +48,23 @@ class Sema {
 
  private:
   struct Scope {
-    const FnDecl* fn = nullptr;  // inside a fn body: its parameters are visible
+    const FnDecl* fn = nullptr;     // inside a fn body: its parameters are visible
+    const Decl* owner = nullptr;    // inside a machine or app: its params and lets are visible
   };
   void collect(const Module& module);
-  void declare(const Decl& decl);
-  Type type_of(const Decl& decl, SourceRange use);
-  void check_value_decl(const Decl& decl);
+  void declare(const Decl& decl, const Decl* owner);
+  const Decl* lookup(const std::string& name, const Scope& scope) const;
+  Type type_of(const Decl& decl);
   void check_fn(const FnDecl& fn);
-  void check_fn_recursion();
+  void check_recursion();
   void check_type_decl(const TypeDecl& type);
   void check_machine(const MachineDecl& machine);
-  void check_node_items(const std::vector<NodeItem>& items, bool in_socket);
-  void check_comp_ref(const CompRef& ref);
+  void check_node_items(const std::vector<NodeItem>& items, bool in_socket, const Scope& scope);
+  void check_comp_ref(const CompRef& ref, const Scope& scope);
   void check_app(const AppDecl& app);
   void check_stmt(const AppDecl& app, Stmt& stmt);
-  void check_attrs(const std::vector<Attr>& attrs, const std::string& owner);
-  void expect_dim(Expr& expr, Dim dim, const std::string& what);
+  void check_attrs(const std::vector<Attr>& attrs, const std::string& owner_kind, const Scope& scope);
+  void expect_dim(Expr& expr, Dim dim, const std::string& what, const Scope& scope);
 
   // Expressions (sema_expr.cpp).
   Type check_expr(Expr& expr, const Scope& scope);
@@ -62,8 +77,9 @@ class Sema {
   DiagnosticEngine& diags_;
   CheckedProgram program_;
   std::map<const Decl*, int> state_;  // 1 while a param or let is being typed, 2 when done
-  std::map<const FnDecl*, std::set<const FnDecl*>> calls_;
-  const FnDecl* current_fn_ = nullptr;
+  // What each fn, param and let refers to (fns called, params and lets named), for recursion checks.
+  std::map<const Decl*, std::vector<const Decl*>> uses_;
+  const Decl* current_ = nullptr;  // the fn, param or let whose expression is being checked
 };
 
 }  // namespace gpm::frontend

@@ -69,17 +69,17 @@ Type Sema::check_name(Expr& e, const Scope& scope) {
       return dim ? Type::quantity(*dim) : Type::error();
     }
   }
-  auto it = program_.globals.find(e.name);
-  if (it == program_.globals.end()) {
+  const Decl* d = lookup(e.name, scope);
+  if (!d) {
     std::string hint;
     if (is_unit_word(e.name)) hint = fmt::format("; a unit goes right after a number, e.g. `1 {}`", e.name);
     diags_.error(DiagKind::UnknownIdentifier, e.range, fmt::format("unknown name `{}`{}", e.name, hint));
     return Type::error();
   }
-  const Decl* d = it->second;
   if (d->kind == DeclKind::Param || d->kind == DeclKind::Let) {
     e.target = d;
-    return type_of(*d, e.range);
+    if (current_) uses_[current_].push_back(d);
+    return type_of(*d);
   }
   const char* what = d->kind == DeclKind::Fn ? "a function; call it with `(...)`"
                      : d->kind == DeclKind::Type ? "a component type"
@@ -114,7 +114,7 @@ Type Sema::check_call(Expr& e, const Scope& scope) {
   }
   const auto& fn = static_cast<const FnDecl&>(*it->second);
   e.target = &fn;
-  if (current_fn_) calls_[current_fn_].insert(&fn);
+  if (current_) uses_[current_].push_back(&fn);
   // Match positional then named arguments to parameters.
   std::vector<int> slot_of_arg(e.operands.size(), -1);
   std::vector<bool> filled(fn.params.size(), false);
@@ -124,7 +124,8 @@ Type Sema::check_call(Expr& e, const Scope& scope) {
       slot = int(i);
       if (slot >= int(fn.params.size())) {
         diags_.error(DiagKind::WrongArgumentCount, e.range,
-                     fmt::format("`{}` takes {} arguments, {} given", fn.name, fn.params.size(), e.operands.size()));
+                     fmt::format("`{}` takes {} argument{}, {} given", fn.name, fn.params.size(),
+                                 fn.params.size() == 1 ? "" : "s", e.operands.size()));
         return Type::error();
       }
     } else {
@@ -245,6 +246,10 @@ Type Sema::check_chain(Expr& e, const Scope& scope) {
                                  dim_name(rhs.dim)));
         bad = true;
       }
+    } else if (op == Op::Mul ? !acc.dim.can_mul(rhs.dim) : !acc.dim.can_div(rhs.dim)) {
+      diags_.error(DiagKind::InvalidExponent, where,
+                   fmt::format("the dimension of this product exceeds exponent {}", Dim::kMaxExponent));
+      bad = true;
     } else {
       acc = Type::quantity(op == Op::Mul ? acc.dim * rhs.dim : acc.dim / rhs.dim);
     }
@@ -253,7 +258,7 @@ Type Sema::check_chain(Expr& e, const Scope& scope) {
 }
 
 // The value of a constant integer exponent (`2`, `-1`, `(3)`), if the expression is one.
-static std::optional<int> constant_integer(const Expr& e) {
+std::optional<int> constant_integer(const Expr& e) {
   if (e.kind == ExprKind::Number && e.literal_dim.is_count() && e.value == std::floor(e.value) &&
       std::fabs(e.value) <= 16)
     return int(e.value);
@@ -281,6 +286,12 @@ Type Sema::check_binary(Expr& e, const Scope& scope) {
     if (!k) {
       diags_.error(DiagKind::InvalidExponent, e.operands[1]->range,
                    fmt::format("raising `{}` to a power needs a constant integer exponent", dim_name(a.dim)));
+      return Type::error();
+    }
+    if (!a.dim.can_pow(*k)) {
+      diags_.error(DiagKind::InvalidExponent, e.range,
+                   fmt::format("`{}` to the power {} exceeds dimension exponent {}", dim_name(a.dim), *k,
+                               Dim::kMaxExponent));
       return Type::error();
     }
     return Type::quantity(a.dim.pow(*k));

@@ -5,6 +5,19 @@
 
 namespace gpm::frontend {
 
+size_t utf8_sequence_length(const unsigned char* p, size_t remaining) {
+  if (remaining == 0) return 0;
+  unsigned char c = p[0];
+  size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+  if (len == 0 || len > remaining) return 0;
+  for (size_t k = 1; k < len; ++k)
+    if ((p[k] & 0xC0) != 0x80) return 0;
+  if (len == 2 && c < 0xC2) return 0;                                           // overlong
+  if (len == 3 && ((c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] >= 0xA0))) return 0;  // overlong, surrogate
+  if (len == 4 && ((c == 0xF0 && p[1] < 0x90) || c > 0xF4 || (c == 0xF4 && p[1] >= 0x90))) return 0;
+  return len;
+}
+
 FileId SourceManager::add(std::string display_path, std::string text) {
   File file{std::move(display_path), std::move(text), {0}};
   for (uint32_t i = 0; i < file.text.size(); ++i)

@@ -28,6 +28,10 @@ struct LineColumn {
   uint32_t column = 0;  // 1-based, in code points
 };
 
+// The length of the well-formed UTF-8 sequence at `p` (1 to 4), or 0 if it is malformed (a stray
+// continuation byte, an overlong form, a surrogate, a value past U+10FFFF, a truncated sequence).
+size_t utf8_sequence_length(const unsigned char* p, size_t remaining);
+
 class SourceManager {
  public:
   // Adds a file whose text is already in memory; `display_path` is what diagnostics print.

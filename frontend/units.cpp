@@ -9,22 +9,25 @@
 namespace gpm::frontend {
 namespace {
 
+// A unit's factor to base units is num / den; fractions keep a denominator so that `10 us` converts as
+// 10 / 1e6, the correctly rounded 1e-05, rather than 10 * 1e-6.
 struct UnitEntry {
   const char* word;
-  double scale;
+  double num;
   Dim dim;
+  double den = 1;
 };
 
 // Decimal prefixes are powers of 1000, binary ones powers of 1024 (1 KB = 1000 B, 1 KiB = 1024 B).
 // A transfer (T, as in GT/s) and hertz are counts per unit; a bit (b) is 1/8 byte.
 constexpr double Ki = 1024.0, Mi = Ki * Ki, Gi = Mi * Ki, Ti = Gi * Ki, Pi = Ti * Ki;
 const UnitEntry kUnits[] = {
-    {"s", 1, Dim::seconds()},       {"ms", 1e-3, Dim::seconds()},     {"us", 1e-6, Dim::seconds()},
-    {"ns", 1e-9, Dim::seconds()},   {"ps", 1e-12, Dim::seconds()},    {"B", 1, Dim::byte()},
+    {"s", 1, Dim::seconds()},       {"ms", 1, Dim::seconds(), 1e3},     {"us", 1, Dim::seconds(), 1e6},
+    {"ns", 1, Dim::seconds(), 1e9},   {"ps", 1, Dim::seconds(), 1e12},    {"B", 1, Dim::byte()},
     {"kB", 1e3, Dim::byte()},       {"KB", 1e3, Dim::byte()},         {"MB", 1e6, Dim::byte()},
     {"GB", 1e9, Dim::byte()},       {"TB", 1e12, Dim::byte()},        {"PB", 1e15, Dim::byte()},
     {"KiB", Ki, Dim::byte()},       {"MiB", Mi, Dim::byte()},         {"GiB", Gi, Dim::byte()},
-    {"TiB", Ti, Dim::byte()},       {"PiB", Pi, Dim::byte()},         {"b", 0.125, Dim::byte()},
+    {"TiB", Ti, Dim::byte()},       {"PiB", Pi, Dim::byte()},         {"b", 1, Dim::byte(), 8},
     {"Kb", 125, Dim::byte()},       {"Mb", 125e3, Dim::byte()},       {"Gb", 125e6, Dim::byte()},
     {"Tb", 125e9, Dim::byte()},     {"flop", 1, Dim::flop()},         {"Kflop", 1e3, Dim::flop()},
     {"Mflop", 1e6, Dim::flop()},    {"Gflop", 1e9, Dim::flop()},      {"Tflop", 1e12, Dim::flop()},
@@ -60,10 +63,12 @@ std::optional<Unit> parse_unit(std::string_view text) {
     const UnitEntry* entry = find_word(word);
     if (!entry) return std::nullopt;
     if (first) {
-      unit = {entry->scale, entry->dim};
+      unit = {entry->num / entry->den, entry->dim, entry->num, entry->den};
       first = false;
     } else {
-      unit.scale /= entry->scale;
+      unit.num *= entry->den;
+      unit.den *= entry->num;
+      unit.scale = unit.num / unit.den;
       unit.dim = unit.dim / entry->dim;
     }
     if (slash == std::string_view::npos) return unit;
@@ -116,6 +121,13 @@ std::string format_quantity(double v, Dim dim) {
     return scaled(v, n, s, 4);
   }
   if (dim == Dim::byte()) {
+    // Whole multiples of a power of 1024 read better in binary units (1 GiB, 512 KiB).
+    static const char* bn[] = {"KiB", "MiB", "GiB", "TiB"};
+    for (int k = 4; k >= 1; --k) {
+      double unit = std::ldexp(1.0, 10 * k);
+      if (std::fabs(v) >= unit && std::fmod(v, unit) == 0 && std::fmod(v, std::pow(1000.0, k)) != 0)
+        return fmt::format("{:.10g} {}", v / unit, bn[k - 1]);
+    }
     static const char* n[] = {"B", "KB", "MB", "GB", "TB"};
     static const double s[] = {1, 1e3, 1e6, 1e9, 1e12};
     return scaled(v, n, s, 5);

@@ -26,6 +26,15 @@ struct Dim {
     return {int8_t(time - o.time), int8_t(bytes - o.bytes), int8_t(flops - o.flops)};
   }
   Dim pow(int k) const { return {int8_t(time * k), int8_t(bytes * k), int8_t(flops * k)}; }
+  // Exponents are kept within +-kMaxExponent; these say whether an operation stays inside.
+  static constexpr int kMaxExponent = 16;
+  static bool fits(int t, int b, int f) {
+    auto ok = [](int e) { return e >= -kMaxExponent && e <= kMaxExponent; };
+    return ok(t) && ok(b) && ok(f);
+  }
+  bool can_pow(int k) const { return fits(time * k, bytes * k, flops * k); }
+  bool can_mul(const Dim& o) const { return fits(time + o.time, bytes + o.bytes, flops + o.flops); }
+  bool can_div(const Dim& o) const { return fits(time - o.time, bytes - o.bytes, flops - o.flops); }
   bool all_even() const { return time % 2 == 0 && bytes % 2 == 0 && flops % 2 == 0; }
   Dim half() const { return {int8_t(time / 2), int8_t(bytes / 2), int8_t(flops / 2)}; }
 };
@@ -35,8 +44,11 @@ std::string dim_name(Dim dim);
 
 // A unit: the factor that converts a value in this unit to base units (s, B, flop) and its dimension.
 struct Unit {
-  double scale = 1.0;
+  double scale = 1.0;  // num / den
   Dim dim;
+  double num = 1, den = 1;
+  // Converts a value in this unit to base units, rounding once where the unit is a fraction.
+  double to_base(double value) const { return den == 1 ? value * num : value * num / den; }
 };
 
 // Parses a unit as the lexer accepts it: words separated by `/` (`GB/s`, `ns/B`, `GT/s`).

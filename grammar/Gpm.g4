@@ -35,7 +35,7 @@ dimFactor
   ;
 
 // Component types: `type V100 : gpu { peak_fp64 = 7.8 Tflop/s }`.
-typeDecl : 'type' IDENT ':' IDENT attrBlock ;
+typeDecl : 'type' IDENT ':' kind=(IDENT | 'link') attrBlock ;
 attrBlock : '{' attr* '}' ;
 attr : IDENT '=' expr ';'? ;
 
@@ -71,7 +71,8 @@ appItem
   | kernelDecl
   | stmt
   ;
-dataDecl : 'data' IDENT (',' IDENT)* ':' placement=IDENT hostKind=IDENT? '(' expr ')' ';'? ;
+dataDecl : 'data' dataName (',' dataName)* ':' placement=IDENT hostKind=IDENT? '(' expr ')' ';'? ;
+dataName : IDENT ;
 kernelDecl : 'kernel' IDENT ('on' compRef)? attrBlock ;
 
 stmt
@@ -124,8 +125,9 @@ fragment UNIT
   | 'Ki' | 'Mi' | 'Gi'
   ;
 IDENT : [a-zA-Z_] [a-zA-Z_0-9]* ;
-STRING : '"' (~["\\\r\n] | '\\' ~[\r\n])* '"' ;
-UNTERMINATED_STRING : '"' (~["\\\r\n] | '\\' ~[\r\n])* ;
+// Strings (import paths) have no escapes and end at the line.
+STRING : '"' ~["\r\n]* '"' ;
+UNTERMINATED_STRING : '"' ~["\r\n]* ;
 LINE_COMMENT : '//' ~[\r\n]* -> skip ;
 BLOCK_COMMENT : '/*' .*? '*/' -> skip ;
 UNTERMINATED_COMMENT : '/*' ( ~'*' | '*'+ ~[*/] )* '*'* EOF ;

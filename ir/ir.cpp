@@ -1,6 +1,7 @@
 // ir.cpp: IR factories (the only way instructions are made) with their type assertions.
 #include "ir/ir.h"
 
+#include <cstring>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -68,12 +69,22 @@ int Module::find_param(const std::string& name) const {
 
 // Type errors here are compiler bugs: sema has already rejected ill-typed programs.
 static void require(bool ok, const char* what) {
-  if (!ok) throw std::logic_error(fmt::format("internal error: ill-typed IR ({})", what));
+  if (!ok) throw std::logic_error(fmt::format("ill-typed IR ({})", what));
 }
 
 ValueId Builder::push(Instr instr) {
+  uint64_t bits;
+  std::memcpy(&bits, &instr.imm, sizeof bits);
+  int dim = instr.dim.time * 65536 + instr.dim.bytes * 256 + instr.dim.flops;
+  auto key = std::make_tuple(int(instr.op), instr.a, instr.b, instr.c, instr.slot, bits, dim, instr.is_bool);
+  if (instr.op != Opcode::Param)
+    if (auto it = existing_.find(key); it != existing_.end()) return it->second;
+  if (m_.instrs.size() >= kMaxInstructions)
+    throw ModelTooLarge(fmt::format("the model lowers to more than {} IR instructions", kMaxInstructions));
   m_.instrs.push_back(instr);
-  return ValueId(m_.instrs.size() - 1);
+  ValueId id = ValueId(m_.instrs.size() - 1);
+  if (instr.op != Opcode::Param) existing_.emplace(key, id);
+  return id;
 }
 
 ValueId Builder::constant(double value, Dim dim, SourceRange range) {

@@ -2,6 +2,8 @@
 #pragma once
 #include <map>
 #include <optional>
+#include <stdexcept>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -40,13 +42,14 @@ struct Instr {
 
 struct ParamInfo {
   std::string name;
+  std::string owner;  // the machine or app that declares it; empty for a global parameter
   Dim dim;
   ValueId value = kNoValue;  // the Param instruction
   ValueId range_lo = kNoValue, range_hi = kNoValue;
   SourceRange range;
 };
 
-enum class CheckKind { Positive, InRange, WholeNumber };
+enum class CheckKind { Positive, InRange, WholeNumber, NonNegative };
 // A condition on a value that evaluation must verify (bandwidths > 0, params in range, counts whole).
 struct Check {
   CheckKind kind;
@@ -106,7 +109,13 @@ struct Module {
   std::vector<Check> checks;
   Topology topology;
   Task root;  // Seq of phases
+  std::vector<std::pair<std::string, ValueId>> lets;  // named constants, evaluated and checked like params
   int find_param(const std::string& name) const;
+};
+
+// Raised when a model would lower to an unreasonable amount of IR; reported as a ModelTooLarge error.
+struct ModelTooLarge : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 // Builds instructions through factories that check operand types (dimensions and truth values).
@@ -121,9 +130,13 @@ class Builder {
   const Instr& at(ValueId id) const { return m_.instrs.at(size_t(id)); }
   Module& module() { return m_; }
 
+ static constexpr size_t kMaxInstructions = 20'000'000;
+
  private:
   ValueId push(Instr instr);
   Module& m_;
+  // Identical instructions are built once (hash-consing), so shared subexpressions stay shared.
+  std::map<std::tuple<int, ValueId, ValueId, ValueId, int32_t, uint64_t, int, bool>, ValueId> existing_;
 };
 
 }  // namespace gpm::ir

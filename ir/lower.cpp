@@ -1,6 +1,8 @@
 // lower.cpp: lowers expressions, parameters, constants and (inlined) function calls to SSA IR.
 #include "ir/lower.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "ir/semantics.h"
@@ -19,7 +21,7 @@ double Lowerer::eager_value(ValueId id) {
     double v;
     if (in.op == Opcode::Const) v = in.imm;
     else if (in.op == Opcode::Param) {
-      auto it = bindings_.find(m_.params[size_t(in.slot)].name);
+      auto it = bindings_.find(slot_decls_[size_t(in.slot)]);
       v = it != bindings_.end() ? it->second : eager_[size_t(in.a)];
     } else {
       auto get = [&](ValueId x) { return x >= 0 ? eager_[size_t(x)] : 0.0; };
@@ -35,7 +37,16 @@ std::string Lowerer::source_text(SourceRange range) const {
   std::string raw = sources_.text(range.file).substr(range.begin, range.end - range.begin);
   std::string out;
   bool space = false;
-  for (char c : raw) {  // collapse whitespace so that names are one line
+  for (size_t i = 0; i < raw.size(); ++i) {  // drop comments and collapse whitespace: names are one line
+    char c = raw[i];
+    if (raw.compare(i, 2, "//") == 0) {
+      i = std::min(raw.find('\n', i), raw.size());
+      c = ' ';
+    } else if (raw.compare(i, 2, "/*") == 0) {
+      size_t close = raw.find("*/", i + 2);
+      i = close == std::string::npos ? raw.size() : close + 1;
+      c = ' ';
+    }
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
       space = !out.empty();
       continue;
@@ -55,7 +66,9 @@ ValueId Lowerer::lower_decl_value(const Decl& decl) {
     const auto& p = static_cast<const ParamDecl&>(decl);
     ValueId def = lower_expr(*p.value);
     int32_t slot = int32_t(m_.params.size());
-    m_.params.push_back({p.name, b_.at(def).dim, kNoValue, kNoValue, kNoValue, p.name_range});
+    const Decl* owner = program_.owner_of(&p);
+    m_.params.push_back({p.name, owner ? owner->name : "", b_.at(def).dim, kNoValue, kNoValue, kNoValue, p.name_range});
+    slot_decls_.push_back(&p);
     v = b_.param(slot, def, p.name_range);
     m_.params[size_t(slot)].value = v;
     if (p.range_lo) {
@@ -66,14 +79,27 @@ ValueId Lowerer::lower_decl_value(const Decl& decl) {
     }
   } else {
     v = lower_expr(*static_cast<const LetDecl&>(decl).value);
+    m_.lets.emplace_back(decl.name, v);
   }
   decl_values_[&decl] = v;
   return v;
 }
 
-void Lowerer::lower_params() {
-  for (const auto* p : program_.params) lower_decl_value(*p);
-  for (const auto* l : program_.lets) lower_decl_value(*l);
+void Lowerer::lower_params(const std::vector<const Decl*>& owners) {
+  auto wanted = [&](const Decl* d) {
+    const Decl* owner = program_.owner_of(d);
+    return !owner || std::find(owners.begin(), owners.end(), owner) != owners.end();
+  };
+  for (const auto* p : program_.params)
+    if (wanted(p)) lower_decl_value(*p);
+  for (const auto* l : program_.lets)
+    if (wanted(l)) lower_decl_value(*l);
+}
+
+int Lowerer::slot_of(const ParamDecl* decl) const {
+  for (size_t i = 0; i < slot_decls_.size(); ++i)
+    if (slot_decls_[i] == decl) return int(i);
+  return -1;
 }
 
 ValueId Lowerer::lower_global(const Expr& expr) { return lower_expr(expr); }
@@ -97,7 +123,12 @@ ValueId Lowerer::lower_expr(const Expr& e) {
       return b_.unary(e.op == Op::Not ? Opcode::Not : Opcode::Neg, x, e.range);
     }
     case ExprKind::Binary: {
-      ValueId x = lower_expr(*e.operands[0]), y = lower_expr(*e.operands[1]);
+      ValueId x = lower_expr(*e.operands[0]);
+      ValueId y;
+      if (e.op == Op::Pow && !b_.at(x).dim.is_count())  // sema checked: a constant integer exponent
+        y = b_.constant(*constant_integer(*e.operands[1]), Dim::count(), e.operands[1]->range);
+      else
+        y = lower_expr(*e.operands[1]);
       static const std::map<Op, Opcode> ops = {{Op::Pow, Opcode::Pow}, {Op::Lt, Opcode::Lt}, {Op::Le, Opcode::Le},
                                                {Op::Gt, Opcode::Gt},   {Op::Ge, Opcode::Ge}, {Op::Eq, Opcode::Eq},
                                                {Op::Ne, Opcode::Ne}};
@@ -141,29 +172,45 @@ ValueId Lowerer::lower_call(const Expr& e) {
                 : f == "abs" ? Opcode::Abs : Opcode::Log2;
     return b_.unary(op, args[0], e.range);
   }
-  // User functions are inlined: their parameters become the argument values.
-  const auto& fn = static_cast<const FnDecl&>(*e.target);
+  return inline_call(static_cast<const FnDecl&>(*e.target), args);
+}
+
+// Functions are inlined: their parameters become the argument values. A call with the same arguments
+// as an earlier one reuses its result, so repeated calls cost nothing; a work limit stops inputs whose
+// inlining would still grow without bound.
+ValueId Lowerer::inline_call(const FnDecl& fn, const std::vector<ValueId>& args) {
+  auto key = std::make_pair(&fn, args);
+  if (auto it = inlined_.find(key); it != inlined_.end()) return it->second;
+  if (++inline_work_ > kMaxInlinedCalls)
+    throw ModelTooLarge(fmt::format("inlining functions takes more than {} calls; the model is too large "
+                                    "(functions calling each other many times over?)",
+                                    kMaxInlinedCalls));
   fn_stack_.push_back({&fn, args});
   ValueId result = lower_expr(*fn.body);
   fn_stack_.pop_back();
+  inlined_.emplace(std::move(key), result);
   return result;
 }
 
+// Inlines a standard-library function that the lowering relies on (roofline, AHEAD copies). The
+// standard library is a user-readable file, so a missing or changed function is reported, not assumed.
 ValueId Lowerer::call_stdlib(const std::string& fn_name, const std::vector<ValueId>& args, SourceRange site) {
   auto it = program_.globals.find(fn_name);
-  if (it == program_.globals.end() || it->second->kind != DeclKind::Fn)
-    throw std::logic_error(fmt::format("internal error: the standard library lacks `{}`", fn_name));
-  const auto& fn = static_cast<const FnDecl&>(*it->second);
-  if (fn.params.size() != args.size())
-    throw std::logic_error(fmt::format("internal error: `{}` takes {} arguments", fn_name, fn.params.size()));
-  for (size_t i = 0; i < args.size(); ++i)
-    if (!fn.params[i].type.dim || *fn.params[i].type.dim != b_.at(args[i]).dim)
-      throw std::logic_error(fmt::format("internal error: argument {} of `{}` has the wrong dimension", i, fn_name));
-  fn_stack_.push_back({&fn, args});
-  ValueId result = lower_expr(*fn.body);
-  fn_stack_.pop_back();
-  (void)site;
-  return result;
+  const FnDecl* fn = it != program_.globals.end() && it->second->kind == DeclKind::Fn
+                         ? static_cast<const FnDecl*>(it->second)
+                         : nullptr;
+  bool fits = fn && fn->params.size() == args.size() && fn->result.dim == Dim::seconds();
+  for (size_t i = 0; fits && i < args.size(); ++i)
+    fits = fn->params[i].type.dim && *fn->params[i].type.dim == b_.at(args[i]).dim;
+  if (!fits) {
+    std::string signature;
+    for (ValueId a : args) signature += (signature.empty() ? "" : ", ") + dim_name(b_.at(a).dim);
+    diags_.error(DiagKind::StdlibMismatch, fn ? fn->name_range : site,
+                 fmt::format("the standard library must define `fn {}({}) -> time`; this model needs it", fn_name,
+                             signature));
+    return b_.constant(0, Dim::seconds(), site);
+  }
+  return inline_call(*fn, args);
 }
 
 }  // namespace gpm::ir

@@ -2,6 +2,8 @@
 #pragma once
 #include <map>
 #include <optional>
+#include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -13,15 +15,18 @@ namespace gpm::ir {
 
 using frontend::DiagnosticEngine;
 
-// Values given with --set, by parameter name, in base units.
-using ParamBindings = std::map<std::string, double>;
+// Values given with --set, by parameter declaration, in base units.
+using ParamBindings = std::map<const frontend::ParamDecl*, double>;
 
 class Lowerer {
  public:
+  static constexpr long kMaxInlinedCalls = 2'000'000;
   Lowerer(const frontend::CheckedProgram& program, const frontend::SourceManager& sources, DiagnosticEngine& diags,
           Module& out, const ParamBindings& bindings);
-  // Every parameter and constant of the program (with range checks).
-  void lower_params();
+  // The global parameters and constants, and those of the given machines and apps (with range checks).
+  void lower_params(const std::vector<const frontend::Decl*>& owners);
+  // The parameter slot of a declaration lowered by lower_params, or -1.
+  int slot_of(const frontend::ParamDecl* decl) const;
   // The machine's topology; array sizes are evaluated with the bound parameter values.
   void lower_machine(const frontend::MachineDecl& machine);
   // The app's operations as a task tree (needs the machine's topology).
@@ -41,6 +46,7 @@ class Lowerer {
   ValueId lower_call(const frontend::Expr& expr);
   ValueId lower_decl_value(const frontend::Decl& decl);
   ValueId call_stdlib(const std::string& fn_name, const std::vector<ValueId>& args, SourceRange site);
+  ValueId inline_call(const frontend::FnDecl& fn, const std::vector<ValueId>& args);
   std::string source_text(SourceRange range) const;
 
   // Machine helpers (lower_machine.cpp).
@@ -48,9 +54,16 @@ class Lowerer {
   void add_components(const std::vector<frontend::NodeItem>& items, const std::string& prefix);
   void add_links(const std::vector<frontend::NodeItem>& items, const std::string& prefix);
   std::vector<int> resolve(const frontend::CompRef& ref, const std::string& prefix);
+  void index_paths();
+  bool path_exists(const std::string& path) const { return known_paths_.count(path) > 0; }
   std::optional<int> whole_number(const frontend::Expr& expr, const char* what);
-  void add_positive_check(ValueId value, SourceRange range, std::string what);
-  std::map<std::string, ValueId> merged_attrs(const std::string& type_name, const std::vector<frontend::Attr>& attrs);
+  void add_check(CheckKind kind, ValueId value, SourceRange range, std::string what);
+  // A component's or link's attributes: its type's, overridden by its own, with where each was written.
+  struct AttrValues {
+    std::map<std::string, ValueId> values;
+    std::map<std::string, SourceRange> ranges;
+  };
+  AttrValues merged_attrs(const std::string& type_name, const std::vector<frontend::Attr>& attrs);
 
   // App helpers (lower_app.cpp).
   Task lower_stmt(const frontend::AppDecl& app, const frontend::Stmt& stmt);
@@ -66,9 +79,15 @@ class Lowerer {
   Builder b_;
   const ParamBindings& bindings_;
   std::map<const frontend::Decl*, ValueId> decl_values_;
+  std::vector<const frontend::ParamDecl*> slot_decls_;
   std::vector<FnEnv> fn_stack_;
+  std::map<std::pair<const frontend::FnDecl*, std::vector<ValueId>>, ValueId> inlined_;
+  long inline_work_ = 0;
   std::vector<double> eager_;
   std::map<std::string, ValueId> type_attr_cache_;
+  std::set<std::string> known_paths_;
+  std::set<std::pair<int, ValueId>> checked_;
+  std::map<std::string, int> component_of_path_;
 };
 
 }  // namespace gpm::ir

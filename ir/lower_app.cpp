@@ -21,7 +21,7 @@ int Lowerer::gpu_for(const std::optional<CompRef>& on, SourceRange site) {
   }
   auto gpus = components_of_kind(m_.topology, "gpu");
   if (gpus.empty()) {
-    diags_.error(DiagKind::NoPath, site, fmt::format("machine `{}` has no gpu to run this on", m_.machine_name));
+    diags_.error(DiagKind::MissingComponent, site, fmt::format("machine `{}` has no gpu to run this on", m_.machine_name));
     return -1;
   }
   return gpus[0];  // the first gpu in declaration order
@@ -44,14 +44,12 @@ Task Lowerer::lower_run(const AppDecl& app, const Stmt& s) {
     if (k->name == s.name) kernel = k.get();
   std::map<std::string, const Attr*> attrs;
   for (const auto& a : kernel->attrs) attrs[a.name] = &a;
-  if (attrs.count("time")) {
-    task.model = "explicit time";
-    task.value = lower_expr(*attrs["time"]->value);
-    return task;
-  }
-  int gpu = gpu_for(s.on ? s.on : kernel->on, s.range);
-  if (gpu < 0) return task;
-  task.name += " on " + m_.topology.components[size_t(gpu)].path;
+  // Kernel work and times are never negative.
+  auto attr_value = [&](const char* name, const char* what) {
+    ValueId v = lower_expr(*attrs[name]->value);
+    add_check(CheckKind::NonNegative, v, attrs[name]->value->range, fmt::format("the {} of kernel `{}`", what, kernel->name));
+    return v;
+  };
   std::string peak_name = "peak_fp64";
   if (attrs.count("precision")) {
     double p = eager_value(lower_expr(*attrs["precision"]->value));
@@ -62,18 +60,27 @@ Task Lowerer::lower_run(const AppDecl& app, const Stmt& s) {
     }
     peak_name = fmt::format("peak_fp{}", int(p));
   }
+  bool placed = s.on || kernel->on;
+  int gpu = placed || !attrs.count("time") ? gpu_for(s.on ? s.on : kernel->on, s.range) : -1;
+  if (gpu >= 0) task.name += " on " + m_.topology.components[size_t(gpu)].path;
+  if (attrs.count("time")) {
+    task.model = "explicit time";
+    task.value = attr_value("time", "time");
+    return task;
+  }
+  if (gpu < 0) return task;
   // Roofline: time = max(flops / peak, bytes / memory bandwidth), stdlib/roofline.gpm.
   ValueId compute = kNoValue, memory = kNoValue;
   if (attrs.count("flops")) {
     ValueId peak = gpu_attr(gpu, peak_name, kernel->name_range, fmt::format("kernel `{}` (it has flops)", kernel->name));
     if (peak == kNoValue) return task;
-    compute = call_stdlib("roofline_compute_time", {lower_expr(*attrs["flops"]->value), peak}, s.range);
+    compute = call_stdlib("roofline_compute_time", {attr_value("flops", "flops"), peak}, s.range);
     task.terms.push_back({"compute time", compute});
   }
   if (attrs.count("bytes")) {
     ValueId bw = gpu_attr(gpu, "mem_bw", kernel->name_range, fmt::format("kernel `{}` (it has bytes)", kernel->name));
     if (bw == kNoValue) return task;
-    memory = call_stdlib("roofline_memory_time", {lower_expr(*attrs["bytes"]->value), bw}, s.range);
+    memory = call_stdlib("roofline_memory_time", {attr_value("bytes", "bytes"), bw}, s.range);
     task.terms.push_back({"memory time", memory});
   }
   if (compute != kNoValue && memory != kNoValue) {
@@ -127,13 +134,19 @@ Task Lowerer::lower_copy(const Stmt& s) {
                              h2d ? gpu_path : mem_path));
     return task;
   }
-  // The path's L+O is the sum of its links' latencies; its bandwidth is the slowest link's.
+  // The path's L+O is the sum of its links' latencies and of the latencies of the switches and root
+  // complexes it crosses; its bandwidth is the slowest link's.
   ValueId lo = kNoValue, bw = kNoValue;
-  for (const Hop& hop : *path) {
+  for (size_t i = 0; i < path->size(); ++i) {
+    const Hop& hop = (*path)[i];
     const Link& link = m_.topology.links[size_t(hop.link)];
     ValueId l = link.latency[hop.direction], w = link.bw[hop.direction];
     lo = lo == kNoValue ? l : b_.binary(Opcode::Add, lo, l, link.range);
     bw = bw == kNoValue ? w : b_.binary(Opcode::Min, bw, w, link.range);
+    if (i + 1 == path->size()) break;
+    const Component& crossed = m_.topology.components[size_t(hop.direction == 0 ? link.b : link.a)];
+    if (auto it = crossed.attrs.find("latency"); it != crossed.attrs.end())
+      lo = b_.binary(Opcode::Add, lo, it->second, crossed.range);
   }
   task.name += fmt::format(" ({} {} {})", h2d ? mem_path : gpu_path, "->", h2d ? gpu_path : mem_path);
   task.terms = {{"L+O", lo}, {"path bandwidth", bw}};
@@ -172,6 +185,7 @@ Task Lowerer::lower_stmt(const AppDecl& app, const Stmt& s) {
     case StmtKind::Overhead: {
       Task task{TaskKind::Op, "overhead " + source_text(s.expr->range), "overhead as written"};
       task.value = lower_expr(*s.expr);
+      add_check(CheckKind::NonNegative, task.value, s.expr->range, "an overhead");
       task.range = s.range;
       return task;
     }

@@ -20,30 +20,38 @@ std::optional<int> Lowerer::whole_number(const Expr& expr, const char* what) {
   return int(v);
 }
 
-void Lowerer::add_positive_check(ValueId value, SourceRange range, std::string what) {
-  for (const auto& c : m_.checks)
-    if (c.kind == CheckKind::Positive && c.value == value) return;
-  m_.checks.push_back({CheckKind::Positive, value, kNoValue, kNoValue, range, std::move(what)});
+void Lowerer::add_check(CheckKind kind, ValueId value, SourceRange range, std::string what) {
+  if (!checked_.insert({int(kind), value}).second) return;  // the same value is checked once
+  m_.checks.push_back({kind, value, kNoValue, kNoValue, range, std::move(what)});
 }
 
-std::map<std::string, ValueId> Lowerer::merged_attrs(const std::string& type_name, const std::vector<Attr>& attrs) {
-  std::map<std::string, ValueId> out;
+Lowerer::AttrValues Lowerer::merged_attrs(const std::string& type_name, const std::vector<Attr>& attrs) {
+  AttrValues out;
   if (!type_name.empty()) {
     const auto& type = static_cast<const TypeDecl&>(*program_.globals.at(type_name));
     for (const auto& a : type.attrs) {
       std::string key = type_name + "." + a.name;
       auto it = type_attr_cache_.find(key);
       if (it == type_attr_cache_.end()) it = type_attr_cache_.emplace(key, lower_expr(*a.value)).first;
-      out[a.name] = it->second;
+      out.values[a.name] = it->second;
+      out.ranges[a.name] = a.value->range;
     }
   }
-  for (const auto& a : attrs) out[a.name] = lower_expr(*a.value);
+  for (const auto& a : attrs) {
+    out.values[a.name] = lower_expr(*a.value);
+    out.ranges[a.name] = a.value->range;
+  }
   return out;
 }
 
-static bool must_be_positive(const std::string& attr) {
-  return attr == "bw" || attr == "mem_bw" || attr.rfind("peak_", 0) == 0 || attr == "mem_size" || attr == "size" ||
-         attr == "cores" || attr == "freq";
+// Which attribute values must be positive (rates, sizes, counts) or at least not negative (times).
+static std::optional<CheckKind> attribute_check(const std::string& attr) {
+  if (attr == "bw" || attr == "mem_bw" || attr.rfind("peak_", 0) == 0 || attr == "mem_size" || attr == "size" ||
+      attr == "cores" || attr == "freq")
+    return CheckKind::Positive;
+  if (attr == "latency" || attr == "d2d_latency" || attr == "copy_engines" || attr == "sms")
+    return CheckKind::NonNegative;
+  return std::nullopt;
 }
 
 void Lowerer::add_components(const std::vector<NodeItem>& items, const std::string& prefix) {
@@ -63,18 +71,23 @@ void Lowerer::add_components(const std::vector<NodeItem>& items, const std::stri
     auto attrs = merged_attrs(c.type_name, c.attrs);
     for (int i = (*count < 0 ? -1 : 0); i < (*count < 0 ? 0 : *count); ++i) {
       std::string path = i < 0 ? prefix + c.name : fmt::format("{}{}[{}]", prefix, c.name, i);
-      for (const auto& [name, value] : attrs)
-        if (must_be_positive(name))
-          add_positive_check(value, c.range, fmt::format("`{}` of {} `{}`", name, c.kind, path));
-      m_.topology.components.push_back({c.kind, path, c.type_name, attrs, c.name_range});
+      for (const auto& [name, value] : attrs.values)
+        if (auto kind = attribute_check(name))
+          add_check(*kind, value, attrs.ranges[name], fmt::format("`{}` of {} `{}`", name, c.kind, path));
+      m_.topology.components.push_back({c.kind, path, c.type_name, attrs.values, c.name_range});
     }
   }
 }
 
-static bool path_exists(const Topology& t, const std::string& path) {
-  for (const auto& c : t.components)
-    if (c.path == path || c.path.rfind(path + ".", 0) == 0) return true;
-  return false;
+// Indexes component paths and their socket prefixes (`s[0]` for `s[0].g[1]`) for name resolution.
+void Lowerer::index_paths() {
+  for (size_t i = 0; i < m_.topology.components.size(); ++i) {
+    const std::string& path = m_.topology.components[i].path;
+    component_of_path_.emplace(path, int(i));
+    for (size_t dot = path.find('.'); dot != std::string::npos; dot = path.find('.', dot + 1))
+      known_paths_.insert(path.substr(0, dot));
+    known_paths_.insert(path);
+  }
 }
 
 std::vector<int> Lowerer::resolve(const CompRef& ref, const std::string& prefix) {
@@ -88,15 +101,15 @@ std::vector<int> Lowerer::resolve(const CompRef& ref, const std::string& prefix)
       for (const auto& base_prefix : current) {
         std::string base = base_prefix.empty() ? part.name : base_prefix + "." + part.name;
         if (part.star) {
-          for (int i = 0; path_exists(m_.topology, fmt::format("{}[{}]", base, i)); ++i)
+          for (int i = 0; path_exists(fmt::format("{}[{}]", base, i)); ++i)
             next.push_back(fmt::format("{}[{}]", base, i));
         } else if (part.index) {
           auto idx = whole_number(*part.index, "an index");
           if (!idx) return {};
           std::string path = fmt::format("{}[{}]", base, *idx);
-          if (!path_exists(m_.topology, path) && path_exists(m_.topology, base + "[0]")) {
+          if (!path_exists(path) && path_exists(base + "[0]")) {
             int size = 0;
-            while (path_exists(m_.topology, fmt::format("{}[{}]", base, size))) ++size;
+            while (path_exists(fmt::format("{}[{}]", base, size))) ++size;
             diags_.error(DiagKind::IndexOutOfRange, part.range,
                          fmt::format("index {} is out of range: `{}` has {} elements", *idx, part.name, size));
             return {};
@@ -110,7 +123,7 @@ std::vector<int> Lowerer::resolve(const CompRef& ref, const std::string& prefix)
     }
     std::vector<int> found;
     for (const auto& path : current)
-      if (int id = m_.topology.find(path); id >= 0) found.push_back(id);
+      if (auto it = component_of_path_.find(path); it != component_of_path_.end()) found.push_back(it->second);
     if (!found.empty() && found.size() == current.size()) return found;
   }
   std::string text = source_text(ref.range);
@@ -133,15 +146,15 @@ void Lowerer::add_links(const std::vector<NodeItem>& items, const std::string& p
     const auto& l = *item.link;
     auto attrs = merged_attrs(l.type_name, l.attrs);
     auto pick = [&](const char* dir, const char* both) {
-      auto it = attrs.find(dir);
-      if (it != attrs.end()) return it->second;
-      it = attrs.find(both);
-      return it != attrs.end() ? it->second : kNoValue;
+      auto it = attrs.values.find(dir);
+      if (it == attrs.values.end()) it = attrs.values.find(both);
+      return it != attrs.values.end() ? std::make_pair(it->second, attrs.ranges[it->first])
+                                      : std::make_pair(kNoValue, SourceRange{});
     };
-    ValueId bw[2] = {pick("bw_fwd", "bw"), pick("bw_rev", "bw")};
-    ValueId lat[2] = {pick("latency_fwd", "latency"), pick("latency_rev", "latency")};
+    std::pair<ValueId, SourceRange> bw[2] = {pick("bw_fwd", "bw"), pick("bw_rev", "bw")};
+    std::pair<ValueId, SourceRange> lat[2] = {pick("latency_fwd", "latency"), pick("latency_rev", "latency")};
     for (const auto& pair : l.pairs) {
-      if (bw[0] == kNoValue || (pair.bidirectional && bw[1] == kNoValue)) {
+      if (bw[0].first == kNoValue || (pair.bidirectional && bw[1].first == kNoValue)) {
         diags_.error(DiagKind::MissingAttribute, pair.range,
                      "a link needs a bandwidth: `bw` (both directions) or `bw_fwd` and `bw_rev`");
         continue;
@@ -167,9 +180,22 @@ void Lowerer::add_links(const std::vector<NodeItem>& items, const std::string& p
           std::string name = fmt::format("link {} {} {}", m_.topology.components[size_t(a)].path,
                                          pair.bidirectional ? "<->" : "->", m_.topology.components[size_t(b)].path);
           for (int d = 0; d < (pair.bidirectional ? 2 : 1); ++d) {
-            link.bw[d] = bw[d];
-            link.latency[d] = lat[d] != kNoValue ? lat[d] : b_.constant(0, Dim::seconds(), pair.range);
-            add_positive_check(bw[d], pair.range, fmt::format("bandwidth of {}", name));
+            // Name the direction only where the two directions have values of their own.
+            auto direction = [&](const std::pair<ValueId, SourceRange>* values) {
+              return !pair.bidirectional || values[0].first == values[1].first ? ""
+                     : d == 0                                                ? " (forward)"
+                                                                             : " (reverse)";
+            };
+            link.bw[d] = bw[d].first;
+            add_check(CheckKind::Positive, bw[d].first, bw[d].second,
+                      fmt::format("the bandwidth of {}{}", name, direction(bw)));
+            if (lat[d].first == kNoValue) {
+              link.latency[d] = b_.constant(0, Dim::seconds(), pair.range);
+            } else {
+              link.latency[d] = lat[d].first;
+              add_check(CheckKind::NonNegative, lat[d].first, lat[d].second,
+                        fmt::format("the latency of {}{}", name, direction(lat)));
+            }
           }
           m_.topology.links.push_back(link);
         }
@@ -184,11 +210,12 @@ void Lowerer::lower_machine(const MachineDecl& machine) {
       m_.topology.node_count = lower_expr(*a.value);
       m_.checks.push_back({CheckKind::WholeNumber, m_.topology.node_count, kNoValue, kNoValue, a.value->range,
                            "the node count"});
-      add_positive_check(m_.topology.node_count, a.name_range, "the node count");
+      add_check(CheckKind::Positive, m_.topology.node_count, a.value->range, "the node count");
     }
   if (m_.topology.node_count == kNoValue) m_.topology.node_count = b_.constant(1, Dim::count(), machine.name_range);
   if (machine.nodes.empty()) return;
   add_components(machine.nodes[0]->items, "");
+  index_paths();
   add_links(machine.nodes[0]->items, "");
 }
 

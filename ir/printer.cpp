@@ -6,12 +6,21 @@
 namespace gpm::ir {
 
 namespace {
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
 std::string type_of(const Instr& in) { return in.is_bool ? "bool" : frontend::dim_name(in.dim); }
 
 void print_task(const Task& t, int depth, std::string& out) {
   std::string pad(size_t(depth) * 2 + 2, ' ');
   static const char* kinds[] = {"seq", "par", "iterate", "phase", "op"};
-  out += fmt::format("{}{} \"{}\"", pad, kinds[int(t.kind)], t.name);
+  out += fmt::format("{}{} {}", pad, kinds[int(t.kind)], quoted(t.name));
   if (t.value != kNoValue) out += fmt::format(" = %{}", t.value);
   if (!t.model.empty()) out += fmt::format(" [{}]", t.model);
   for (const auto& term : t.terms) out += fmt::format(" {}=%{}", term.name, term.value);
@@ -41,7 +50,7 @@ std::string print_module(const Module& m) {
     out += "\n";
   }
   out += "checks:\n";
-  static const char* check_kinds[] = {"positive", "in-range", "whole"};
+  static const char* check_kinds[] = {"positive", "in-range", "whole", "non-negative"};
   for (const auto& c : m.checks) {
     out += fmt::format("  {} %{}", check_kinds[int(c.kind)], c.value);
     if (c.kind == CheckKind::InRange) out += fmt::format(" %{} %{}", c.lo, c.hi);

@@ -103,7 +103,12 @@ struct Reporter {
       case CheckKind::InRange: {
         if (!need(c.lo, c.what) || !need(c.hi, c.what)) return;
         double lo = s.values[size_t(c.lo)], hi = s.values[size_t(c.hi)];
-        if (!(v >= lo && v <= hi)) {
+        if (!(lo <= hi)) {
+          ok = false;
+          diags.error(DiagKind::ParamOutOfRange, c.range,
+                      fmt::format("the range of {} is empty: {} .. {}", c.what, format_quantity(lo, dim),
+                                  format_quantity(hi, dim)));
+        } else if (!(v >= lo && v <= hi)) {
           ok = false;
           diags.error(DiagKind::ParamOutOfRange, c.range,
                       fmt::format("{} is {}, outside its range {} .. {}", c.what, format_quantity(v, dim),
@@ -111,6 +116,13 @@ struct Reporter {
         }
         break;
       }
+      case CheckKind::NonNegative:
+        if (!(v >= 0)) {
+          ok = false;
+          diags.error(DiagKind::NegativeValue, c.range,
+                      fmt::format("{} must not be negative, but it is {}", c.what, format_quantity(v, dim)));
+        }
+        break;
       case CheckKind::WholeNumber:
         if (!(v >= 0 && v == std::floor(v) && std::isfinite(v))) {
           ok = false;
@@ -180,6 +192,7 @@ bool evaluate(const Module& m, const SlotValues& bound, frontend::DiagnosticEngi
     bool overridden = slot < bound.size() && bound[slot].has_value();
     out.params.push_back({p.name, {s.values[size_t(p.value)], p.dim}, overridden});
   }
+  for (const auto& [name, value] : m.lets) reporter.need(value, fmt::format("`{}`", name));
   for (const auto& c : m.checks) reporter.check(c);
   if (!reporter.ok) return false;
   Folder folder{m, s, reporter};

@@ -14,20 +14,26 @@ std::string table_report(const Evaluation& e) {
     std::string name, count, each, total, share, model;
   };
   std::vector<Line> lines = {{"phase / operation", "count", "each", "total", "share", "model"}};
+  auto model_of = [](const Row& row) {
+    std::string model = row.model;
+    for (const auto& term : row.terms)
+      model += fmt::format("; {} {}", term.name, frontend::format_quantity(term.value.value, term.value.dim));
+    return model;
+  };
   for (const auto& phase : e.phases) {
+    // A phase that is one operation is shown on one line, with the operation's model.
+    bool single = phase.rows.size() == 1 && !phase.rows[0].is_block && phase.rows[0].name == phase.name;
     lines.push_back({phase.name, "1", format_seconds(phase.time_s), format_seconds(phase.time_s),
-                     format_share(phase.time_s, e.total_s), phase.model});
-    for (const auto& row : phase.rows) {
-      std::string model = row.model;
-      for (const auto& term : row.terms)
-        model += fmt::format("; {} {}", term.name, frontend::format_quantity(term.value.value, term.value.dim));
+                     format_share(phase.time_s, e.total_s), single ? model_of(phase.rows[0]) : phase.model});
+    if (single) continue;
+    for (const auto& row : phase.rows)
       lines.push_back({std::string(size_t(row.depth + 1) * 2, ' ') + row.name, fmt::format("{:.10g}", row.count),
                        format_seconds(row.each_s), format_seconds(row.total_s), format_share(row.total_s, e.total_s),
-                       model});
-    }
+                       model_of(row)});
   }
-  size_t w[5] = {0, 0, 0, 0, 0};
+  size_t w[6] = {0, 0, 0, 0, 0, 0};
   for (const auto& l : lines) {
+    w[5] = std::max(w[5], l.model.size());
     w[0] = std::max(w[0], l.name.size());
     w[1] = std::max(w[1], l.count.size());
     w[2] = std::max(w[2], l.each.size());
@@ -40,7 +46,7 @@ std::string table_report(const Evaluation& e) {
                                    w[2], l.total, w[3], l.share, w[4], l.model);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
-    if (i == 0) out += std::string(w[0] + w[1] + w[2] + w[3] + w[4] + 10, '-') + "\n";
+    if (i == 0) out += std::string(std::min<size_t>(w[0] + w[1] + w[2] + w[3] + w[4] + w[5] + 10, 120), '-') + "\n";
   }
   out += fmt::format("\ntotal: {}\n", format_seconds(e.total_s));
   std::string params;

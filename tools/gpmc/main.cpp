@@ -76,6 +76,15 @@ int main(int argc, char** argv) {
   dump_ir->add_option("--set", ir_options.sets, "Override a parameter (repeatable)");
   add_includes(dump_ir);
 
+  // CLI11 reports an unknown first word as a missing subcommand; name it instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string word = argv[1];
+    if (word != "check" && word != "eval" && word != "dump-ast" && word != "dump-ir") {
+      std::cerr << "gpmc: error: unknown subcommand `" << word
+                << "` (check, eval, dump-ast, dump-ir) [UsageError]\nRun `gpmc --help`.\n";
+      return 1;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
