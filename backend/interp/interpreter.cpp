@@ -190,7 +190,7 @@ bool evaluate(const Module& m, const SlotValues& bound, frontend::DiagnosticEngi
     const ParamInfo& p = m.params[slot];
     reporter.need(p.value, fmt::format("parameter `{}`", p.name));
     bool overridden = slot < bound.size() && bound[slot].has_value();
-    out.params.push_back({p.name, {s.values[size_t(p.value)], p.dim}, overridden});
+    out.params.push_back({p.name, p.owner, {s.values[size_t(p.value)], p.dim}, overridden});
   }
   for (const auto& [name, value] : m.lets) reporter.need(value, fmt::format("`{}`", name));
   for (const auto& c : m.checks) reporter.check(c);

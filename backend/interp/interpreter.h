@@ -42,6 +42,7 @@ struct PhaseResult {
 
 struct ParamValue {
   std::string name;
+  std::string owner;  // the machine or app declaring it; empty for a global parameter
   Quantity value;
   bool overridden = false;
 };

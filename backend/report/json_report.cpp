@@ -45,6 +45,7 @@ std::string json_report(const Evaluation& e) {
   Json params = Json::array();
   for (const auto& p : e.params)
     params.push_back({{"name", p.name},
+                      {"owner", p.owner},
                       {"value", p.value.value},
                       {"dimension", frontend::dim_name(p.value.dim)},
                       {"overridden", p.overridden}});

@@ -51,7 +51,8 @@ std::string table_report(const Evaluation& e) {
   out += fmt::format("\ntotal: {}\n", format_seconds(e.total_s));
   std::string params;
   for (const auto& p : e.params)
-    params += fmt::format("  {} = {}{}\n", p.name, frontend::format_quantity(p.value.value, p.value.dim),
+    params += fmt::format("  {}{} = {}{}\n", p.owner.empty() ? "" : p.owner + ".", p.name,
+                          frontend::format_quantity(p.value.value, p.value.dim),
                           p.overridden ? "  (--set)" : "");
   if (!params.empty()) out += "\nparameters:\n" + params;
   return out;
