@@ -14,45 +14,23 @@
 #include "frontend/parse.h"
 #include "frontend/sema.h"
 #include "ir/lower.h"
+#include "test_support.h"
 
 using namespace gpm;
 using frontend::DiagKind;
 
 namespace {
 
-// A relative comparison (doctest's Approx is absolute below 1 unless its scale is 0): 1e-9 unless narrowed.
-doctest::Approx approx(double value) { return doctest::Approx(value).epsilon(1e-9).scale(0); }
+using test::approx;
 
 // The standard library and one user text, lowered and evaluated with the interpreter.
-struct Evaluated {
-  frontend::SourceManager sources;
-  frontend::DiagnosticEngine diags{sources};
-  std::vector<std::unique_ptr<frontend::Module>> modules;
-  frontend::Sema sema{diags};
-  ir::Module ir;
-  ir::ParamBindings bindings;
+struct Evaluated : test::Pipeline {
   backend::Evaluation result;
   bool ok = false;
 
-  size_t count(DiagKind kind) const {
-    size_t n = 0;
-    for (const auto& d : diags.diagnostics()) n += d.kind == kind;
-    return n;
-  }
-  bool has(DiagKind kind) const { return count(kind) > 0; }
-  const frontend::Diagnostic* find(DiagKind kind) const {
-    for (const auto& d : diags.diagnostics())
-      if (d.kind == kind) return &d;
-    return nullptr;
-  }
   frontend::LineColumn at(const frontend::SourceRange& r) const { return sources.line_column(r.file, r.begin); }
   std::string text_of(const frontend::SourceRange& r) const {
     return sources.text(r.file).substr(r.begin, r.end - r.begin);
-  }
-  std::string all_messages() const {
-    std::string out;
-    for (const auto& d : diags.diagnostics()) out += diags.render(d);
-    return out;
   }
   double param(const std::string& name) const {
     for (const auto& p : result.params)
@@ -68,40 +46,11 @@ struct Evaluated {
   }
 };
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::unique_ptr<Evaluated> evaluate(const std::string& text, const std::map<std::string, double>& bindings = {}) {
   auto e = std::make_unique<Evaluated>();
-  std::vector<std::pair<std::string, std::string>> files = {
-      {"roofline.gpm", read_file(GPM_SOURCE_DIR "/stdlib/roofline.gpm")},
-      {"transfer.gpm", read_file(GPM_SOURCE_DIR "/stdlib/transfer.gpm")},
-      {"test.gpm", text}};
-  for (const auto& [name, source] : files) {
-    auto file = e->sources.add(name, source);
-    auto m = frontend::parse_module(e->sources, file, e->diags);
-    REQUIRE_MESSAGE(m, e->all_messages());
-    e->modules.push_back(std::move(m));
-  }
-  REQUIRE_MESSAGE(e->sema.check(e->modules), e->all_messages());
-  // Bindings are by name in these tests; the lowering takes them by declaration.
-  for (const auto* p : e->sema.program().params)
-    if (auto it = bindings.find(p->name); it != bindings.end()) e->bindings[p] = it->second;
-  std::vector<const frontend::Decl*> owners;
-  for (const auto* m : e->sema.program().machines) owners.push_back(m);
-  for (const auto* a : e->sema.program().apps) owners.push_back(a);
-  ir::Lowerer lowerer(e->sema.program(), e->sources, e->diags, e->ir, e->bindings);
-  lowerer.lower_params(owners);
-  for (const auto* m : e->sema.program().machines) lowerer.lower_machine(*m);
-  for (const auto* a : e->sema.program().apps) lowerer.lower_app(*a);
+  e->lower(text, bindings);
   REQUIRE_MESSAGE(!e->diags.has_errors(), e->all_messages());
-  backend::SlotValues bound(e->ir.params.size());
-  for (const auto& [name, value] : bindings) bound[size_t(e->ir.find_param(name))] = value;
-  e->ok = backend::evaluate(e->ir, bound, e->diags, e->result);
+  e->ok = backend::evaluate(e->ir, e->bound, e->diags, e->result);
   return e;
 }
 

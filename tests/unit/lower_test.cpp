@@ -16,40 +16,19 @@
 #include "ir/lower.h"
 #include "ir/topology.h"
 #include "ir/verifier.h"
+#include "test_support.h"
 
 using namespace gpm;
 using frontend::DiagKind;
 
 namespace {
 
-// A relative comparison (doctest's Approx is absolute below 1 unless its scale is 0): 1e-9 unless narrowed.
-doctest::Approx approx(double value) { return doctest::Approx(value).epsilon(1e-9).scale(0); }
+using test::approx;
 
 // The standard library and one user text, parsed, checked and lowered (machine, then app if any).
-struct Lowered {
-  frontend::SourceManager sources;
-  frontend::DiagnosticEngine diags{sources};
-  std::vector<std::unique_ptr<frontend::Module>> modules;
-  frontend::Sema sema{diags};
-  ir::Module ir;
-  ir::ParamBindings bindings;
+struct Lowered : test::Pipeline {
   std::vector<double> values;
 
-  bool has(DiagKind kind) const {
-    for (const auto& d : diags.diagnostics())
-      if (d.kind == kind) return true;
-    return false;
-  }
-  const frontend::Diagnostic* find(DiagKind kind) const {
-    for (const auto& d : diags.diagnostics())
-      if (d.kind == kind) return &d;
-    return nullptr;
-  }
-  std::string all_messages() const {
-    std::string out;
-    for (const auto& d : diags.diagnostics()) out += diags.render(d);
-    return out;
-  }
   const ir::Component& component(const std::string& path) const {
     int id = ir.topology.find(path);
     REQUIRE_MESSAGE(id >= 0, "no component ", path);
@@ -71,40 +50,10 @@ struct Lowered {
   double value(ir::ValueId id) const { return values.at(size_t(id)); }
 };
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 std::unique_ptr<Lowered> lower(const std::string& text, const std::map<std::string, double>& bindings = {}) {
   auto l = std::make_unique<Lowered>();
-  std::vector<std::pair<std::string, std::string>> files = {
-      {"roofline.gpm", read_file(GPM_SOURCE_DIR "/stdlib/roofline.gpm")},
-      {"transfer.gpm", read_file(GPM_SOURCE_DIR "/stdlib/transfer.gpm")},
-      {"test.gpm", text}};
-  for (const auto& [name, source] : files) {
-    auto file = l->sources.add(name, source);
-    auto m = frontend::parse_module(l->sources, file, l->diags);
-    REQUIRE_MESSAGE(m, l->all_messages());
-    l->modules.push_back(std::move(m));
-  }
-  REQUIRE_MESSAGE(l->sema.check(l->modules), l->all_messages());
-  // Bindings are by name in these tests; the lowering takes them by declaration.
-  for (const auto* p : l->sema.program().params)
-    if (auto it = bindings.find(p->name); it != bindings.end()) l->bindings[p] = it->second;
-  std::vector<const frontend::Decl*> owners;
-  for (const auto* m : l->sema.program().machines) owners.push_back(m);
-  for (const auto* a : l->sema.program().apps) owners.push_back(a);
-  ir::Lowerer lowerer(l->sema.program(), l->sources, l->diags, l->ir, l->bindings);
-  lowerer.lower_params(owners);
-  for (const auto* m : l->sema.program().machines) lowerer.lower_machine(*m);
-  if (!l->diags.has_errors())
-    for (const auto* a : l->sema.program().apps) lowerer.lower_app(*a);
-  backend::SlotValues bound(l->ir.params.size());
-  for (const auto& [name, value] : bindings) bound[size_t(l->ir.find_param(name))] = value;
-  l->values = backend::compute_values(l->ir, bound);
+  l->lower(text, bindings);
+  l->values = backend::compute_values(l->ir, l->bound);
   return l;
 }
 

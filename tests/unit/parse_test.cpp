@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "test_support.h"
 #include "frontend/ast.h"
 #include "frontend/diagnostics.h"
 #include "frontend/parse.h"
@@ -13,8 +14,7 @@ using namespace gpm::frontend;
 
 namespace {
 
-// A relative comparison (doctest's Approx is absolute below 1 unless its scale is 0): 1e-9 unless narrowed.
-doctest::Approx approx(double value) { return doctest::Approx(value).epsilon(1e-9).scale(0); }
+using gpm::test::approx;
 
 // One file parsed in its own source manager and diagnostic engine.
 struct Parsed {

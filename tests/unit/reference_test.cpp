@@ -11,6 +11,7 @@
 
 #include <unistd.h>
 
+#include "test_support.h"
 #include "backend/interp/interpreter.h"
 #include "driver/pipeline.h"
 
@@ -19,8 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A relative comparison (doctest's Approx is absolute below 1 unless its scale is 0): 1e-9 unless narrowed.
-doctest::Approx approx(double value) { return doctest::Approx(value).epsilon(1e-9).scale(0); }
+using gpm::test::approx;
 
 const std::string kRoot = GPM_SOURCE_DIR;
 const std::string kTitan = kRoot + "/machines/titan.gpm";
