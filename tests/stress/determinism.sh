@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# determinism.sh: the same inputs give byte-identical output: every shipped machine/app pair, as a table
+# and as JSON, evaluated twice. Usage: determinism.sh GPMC REPO_ROOT
+set -u
+gpmc=$(realpath "$1")
+cd "$2" || exit 1
+failures=0
+for machine in machines/*.gpm; do
+  for app in apps/*.gpm; do
+    for format in table json; do
+      first=$("$gpmc" eval "$machine" "$app" --format "$format" 2>&1; echo "exit $?")
+      second=$("$gpmc" eval "$machine" "$app" --format "$format" 2>&1; echo "exit $?")
+      if [ "$first" != "$second" ]; then
+        echo "FAIL $machine $app --format $format: two runs differ"
+        failures=$((failures + 1))
+      elif [ "${first##*exit }" != "0" ]; then
+        echo "FAIL $machine $app --format $format: exit ${first##*exit }"
+        failures=$((failures + 1))
+      else
+        echo "ok   $machine $app --format $format"
+      fi
+    done
+  done
+done
+exit $((failures > 0))
