@@ -92,7 +92,7 @@ bool Session::bind_settings(const std::vector<Setting>& settings, const std::vec
     for (const auto* p : program.params) {
       const Decl* owner = program.owner_of(p);
       if (owner && std::find(owners.begin(), owners.end(), owner) == owners.end()) continue;
-      visible += (visible.empty() ? "" : ", ") + p->name;
+      visible += (visible.empty() ? "" : ", ") + (owner ? owner->name + "." : "") + p->name;
       if (p->name == name && (owner_name.empty() || (owner && owner->name == owner_name))) matches.push_back(p);
     }
     if (matches.empty()) {
@@ -107,7 +107,7 @@ bool Session::bind_settings(const std::vector<Setting>& settings, const std::vec
       fail({}, fmt::format("--set {}: `{}` is declared by both `{}` and `{}`; write --set {}.{}=... or --set {}.{}=...",
                            setting.name, name, a ? a->name : "(global)", b ? b->name : "(global)",
                            a ? a->name : "?", name, b ? b->name : "?", name),
-           DiagKind::UnknownParameter);
+           DiagKind::AmbiguousParameter);
       continue;
     }
     const ParamDecl& param = *matches[0];

@@ -232,6 +232,12 @@ struct AstBuilder::Impl {
       }
       // Operators alternate with factors among the children: factor op factor op factor.
       bool divide = i > 0 && ctx->children[2 * i - 1]->getText() == "/";
+      if (divide ? !dim.can_div(*f) : !dim.can_mul(*f)) {
+        diags.error(DiagKind::InvalidDimension, range(ctx),
+                    fmt::format("dimension exponents are limited to {}", Dim::kMaxExponent));
+        ok = false;
+        continue;
+      }
       dim = divide ? dim / *f : dim * *f;
     }
     out.dim = ok ? std::optional<Dim>(dim) : std::nullopt;
@@ -256,8 +262,9 @@ struct AstBuilder::Impl {
     int k = 0;
     std::string exp = ctx->NUMBER()->getText();
     auto [ptr, ec] = std::from_chars(exp.data(), exp.data() + exp.size(), k);
-    if (ec != std::errc() || ptr != exp.data() + exp.size() || k > 8) {
-      diags.error(DiagKind::InvalidExponent, range(ctx->NUMBER()), "a dimension exponent must be an integer 1..8");
+    if (ec != std::errc() || ptr != exp.data() + exp.size() || k < 1 || k > Dim::kMaxExponent) {
+      diags.error(DiagKind::InvalidExponent, range(ctx->NUMBER()),
+                  fmt::format("a dimension exponent must be an integer from 1 to {}", Dim::kMaxExponent));
       return std::nullopt;
     }
     return dim->pow(k);

@@ -38,6 +38,14 @@ std::vector<DiagKind> all_diag_kinds() {
 }
 
 void DiagnosticEngine::error(DiagKind kind, SourceRange range, std::string message) {
+  // The same error at the same place (a kernel run twice, a file imported twice) is reported once.
+  for (const auto& d : diagnostics_)
+    if (d.kind == kind && d.range.file == range.file && d.range.begin == range.begin && d.range.end == range.end &&
+        d.message == message) {
+      suppressed_last_ = true;
+      return;
+    }
+  suppressed_last_ = false;
   if (diagnostics_.size() >= kMaxErrors) {
     ++dropped_;
     return;
@@ -46,7 +54,7 @@ void DiagnosticEngine::error(DiagKind kind, SourceRange range, std::string messa
 }
 
 void DiagnosticEngine::note(SourceRange range, std::string message) {
-  if (diagnostics_.empty() || dropped_ > 0) return;
+  if (diagnostics_.empty() || dropped_ > 0 || suppressed_last_) return;
   diagnostics_.back().notes.emplace_back(range, std::move(message));
 }
 

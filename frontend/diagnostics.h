@@ -48,6 +48,7 @@ class DiagnosticEngine {
   size_t flushed_ = 0;
   size_t dropped_ = 0;
   bool reported_dropped_ = false;
+  bool suppressed_last_ = false;  // the last error repeated an earlier one: its notes are dropped too
 };
 
 }  // namespace gpm::frontend

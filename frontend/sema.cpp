@@ -158,7 +158,7 @@ void Sema::check_fn(const FnDecl& fn) {
 }
 
 // Functions are inlined and params and lets are evaluated once, so none may depend on itself, directly
-// or through others. Reports each cycle once, at the first declaration (in load order) that is on it.
+// or through others. Reports the first cycle found (searching in load order), with its chain.
 void Sema::check_recursion() {
   std::map<const Decl*, int> color;  // 0 new, 1 on the current path, 2 done
   std::vector<const Decl*> path;

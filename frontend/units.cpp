@@ -125,7 +125,8 @@ std::string format_quantity(double v, Dim dim) {
     static const char* bn[] = {"KiB", "MiB", "GiB", "TiB"};
     for (int k = 4; k >= 1; --k) {
       double unit = std::ldexp(1.0, 10 * k);
-      if (std::fabs(v) >= unit && std::fmod(v, unit) == 0 && std::fmod(v, std::pow(1000.0, k)) != 0)
+      if (std::fabs(v) >= unit && std::fabs(v) < 10000 * unit && std::fmod(v, unit) == 0 &&
+          std::fmod(v, std::pow(1000.0, k)) != 0)
         return fmt::format("{:.10g} {}", v / unit, bn[k - 1]);
     }
     static const char* n[] = {"B", "KB", "MB", "GB", "TB"};

@@ -87,9 +87,11 @@ struct Topology {
 enum class TaskKind { Seq, Par, Iterate, Phase, Op };
 
 // A named term of an operation's model, reported beside its time (roofline compute vs memory time).
+// `limits` marks the alternatives of a max: the largest of them is what bounds the operation.
 struct Term {
   std::string name;
   ValueId value;
+  bool limits = false;
 };
 
 struct Task {

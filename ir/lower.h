@@ -21,6 +21,7 @@ using ParamBindings = std::map<const frontend::ParamDecl*, double>;
 class Lowerer {
  public:
   static constexpr long kMaxInlinedCalls = 500'000;
+  static constexpr size_t kMaxComponents = 1'000'000;
   Lowerer(const frontend::CheckedProgram& program, const frontend::SourceManager& sources, DiagnosticEngine& diags,
           Module& out, const ParamBindings& bindings);
   // The global parameters and constants, and those of the given machines and apps (with range checks).

@@ -75,13 +75,13 @@ Task Lowerer::lower_run(const AppDecl& app, const Stmt& s) {
     ValueId peak = gpu_attr(gpu, peak_name, kernel->name_range, fmt::format("kernel `{}` (it has flops)", kernel->name));
     if (peak == kNoValue) return task;
     compute = call_stdlib("roofline_compute_time", {attr_value("flops", "flops"), peak}, s.range);
-    task.terms.push_back({"compute time", compute});
+    task.terms.push_back({"compute time", compute, true});
   }
   if (attrs.count("bytes")) {
     ValueId bw = gpu_attr(gpu, "mem_bw", kernel->name_range, fmt::format("kernel `{}` (it has bytes)", kernel->name));
     if (bw == kNoValue) return task;
     memory = call_stdlib("roofline_memory_time", {attr_value("bytes", "bytes"), bw}, s.range);
-    task.terms.push_back({"memory time", memory});
+    task.terms.push_back({"memory time", memory, true});
   }
   if (compute != kNoValue && memory != kNoValue) {
     task.value = call_stdlib("roofline_time", {compute, memory}, s.range);
@@ -145,6 +145,7 @@ Task Lowerer::lower_copy(const Stmt& s) {
     bw = bw == kNoValue ? w : b_.binary(Opcode::Min, bw, w, link.range);
     if (i + 1 == path->size()) break;
     const Component& crossed = m_.topology.components[size_t(hop.direction == 0 ? link.b : link.a)];
+    if (crossed.kind != "switch" && crossed.kind != "root") continue;
     if (auto it = crossed.attrs.find("latency"); it != crossed.attrs.end())
       lo = b_.binary(Opcode::Add, lo, it->second, crossed.range);
   }

@@ -74,6 +74,8 @@ void Lowerer::add_components(const std::vector<NodeItem>& items, const std::stri
       for (const auto& [name, value] : attrs.values)
         if (auto kind = attribute_check(name))
           add_check(*kind, value, attrs.ranges[name], fmt::format("`{}` of {} `{}`", name, c.kind, path));
+      if (m_.topology.components.size() >= kMaxComponents)
+        throw ModelTooLarge(fmt::format("the node has more than {} components", kMaxComponents));
       m_.topology.components.push_back({c.kind, path, c.type_name, attrs.values, c.name_range});
     }
   }

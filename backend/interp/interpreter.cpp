@@ -150,8 +150,19 @@ struct Folder {
       Row row{task.name, task.model, depth, false, multiplier};
       row.each_s = task.value == kNoValue ? 0 : value(task.value, "`" + task.name + "`");
       row.total_s = row.each_s * multiplier;
-      for (const auto& term : task.terms)
-        row.terms.push_back({term.name, {s.values[size_t(term.value)], m.instrs[size_t(term.value)].dim}});
+      double largest = -1;
+      int limiting = 0;
+      for (const auto& term : task.terms) {
+        double v = s.values[size_t(term.value)];
+        row.terms.push_back({term.name, {v, m.instrs[size_t(term.value)].dim}});
+        if (!term.limits) continue;
+        ++limiting;
+        if (v > largest) {  // ties keep the first term
+          largest = v;
+          row.bound = term.name;
+        }
+      }
+      if (limiting < 2) row.bound.clear();
       rows.push_back(std::move(row));
       return rows.back().each_s;
     }

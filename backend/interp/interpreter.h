@@ -31,6 +31,7 @@ struct Row {
   double each_s = 0;         // time of one execution
   double total_s = 0;        // each_s * count
   std::vector<TermValue> terms;
+  std::string bound;  // the term that bounds the operation (the largest of a max), or empty
 };
 
 struct PhaseResult {

@@ -27,6 +27,7 @@ std::string json_report(const Evaluation& e) {
       r["name"] = row.name;
       r["kind"] = row.is_block ? "block" : "operation";
       r["model"] = row.model;
+      r["bound"] = row.bound;
       r["depth"] = row.depth;
       r["count"] = row.count;
       r["time_each_s"] = row.each_s;

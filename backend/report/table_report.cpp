@@ -16,6 +16,7 @@ std::string table_report(const Evaluation& e) {
   std::vector<Line> lines = {{"phase / operation", "count", "each", "total", "share", "model"}};
   auto model_of = [](const Row& row) {
     std::string model = row.model;
+    if (!row.bound.empty()) model += fmt::format(", bound by {}", row.bound);
     for (const auto& term : row.terms)
       model += fmt::format("; {} {}", term.name, frontend::format_quantity(term.value.value, term.value.dim));
     return model;

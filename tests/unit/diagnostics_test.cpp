@@ -139,7 +139,8 @@ TEST_CASE("diagnostics: flush writes each diagnostic once, in order") {
 TEST_CASE("diagnostics: beyond kMaxErrors errors are counted as dropped and summarised once") {
   SourceManager sm;
   DiagnosticEngine diags(sm);
-  for (size_t i = 0; i < DiagnosticEngine::kMaxErrors + 7; ++i) diags.error(DiagKind::SyntaxError, {}, "e");
+  for (size_t i = 0; i < DiagnosticEngine::kMaxErrors + 7; ++i)
+    diags.error(DiagKind::SyntaxError, {}, "e" + std::to_string(i));
   CHECK(diags.error_count() == DiagnosticEngine::kMaxErrors);
   diags.note({}, "dropped note");  // attaches to nothing once errors are dropped
   CHECK(diags.diagnostics().back().notes.empty());
@@ -149,6 +150,20 @@ TEST_CASE("diagnostics: beyond kMaxErrors errors are counted as dropped and summ
   std::ostringstream again;
   diags.flush(again);
   CHECK(again.str().empty());
+}
+
+TEST_CASE("diagnostics: the same error at the same place is reported once, with its notes") {
+  SourceManager sm;
+  FileId f = sm.add("m.gpm", "param x = 1\n");
+  DiagnosticEngine diags(sm);
+  diags.error(DiagKind::UnknownIdentifier, {f, 6, 7}, "same");
+  diags.note({f, 0, 5}, "first note");
+  diags.error(DiagKind::UnknownIdentifier, {f, 6, 7}, "same");
+  diags.note({f, 0, 5}, "second note");
+  diags.error(DiagKind::UnknownIdentifier, {f, 6, 7}, "other");
+  REQUIRE(diags.error_count() == 2);
+  CHECK(diags.diagnostics()[0].notes.size() == 1);
+  CHECK(diags.diagnostics()[1].message == "other");
 }
 
 TEST_CASE("diagnostics: a range spanning lines underlines to the end of its first line") {
