@@ -51,7 +51,6 @@ class Lowerer {
   std::string source_text(SourceRange range) const;
 
   // Machine helpers (lower_machine.cpp).
-  struct Scope;
   void add_components(const std::vector<frontend::NodeItem>& items, const std::string& prefix);
   void add_links(const std::vector<frontend::NodeItem>& items, const std::string& prefix);
   std::vector<int> resolve(const frontend::CompRef& ref, const std::string& prefix);
