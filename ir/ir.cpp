@@ -88,7 +88,8 @@ ValueId Builder::push(Instr instr) {
 }
 
 ValueId Builder::constant(double value, Dim dim, SourceRange range) {
-  Instr i{Opcode::Const};
+  Instr i;
+  i.op = Opcode::Const;
   i.imm = value;
   i.dim = dim;
   i.range = range;
@@ -97,7 +98,8 @@ ValueId Builder::constant(double value, Dim dim, SourceRange range) {
 
 ValueId Builder::param(int32_t slot, ValueId default_value, SourceRange range) {
   require(default_value >= 0 && default_value < ValueId(m_.instrs.size()), "param default");
-  Instr i{Opcode::Param};
+  Instr i;
+  i.op = Opcode::Param;
   i.slot = slot;
   i.a = default_value;
   i.dim = at(default_value).dim;
@@ -107,7 +109,8 @@ ValueId Builder::param(int32_t slot, ValueId default_value, SourceRange range) {
 
 ValueId Builder::binary(Opcode op, ValueId a, ValueId b, SourceRange range) {
   const Instr &x = at(a), &y = at(b);
-  Instr i{op};
+  Instr i;
+  i.op = op;
   i.a = a;
   i.b = b;
   i.range = range;
@@ -140,7 +143,8 @@ ValueId Builder::binary(Opcode op, ValueId a, ValueId b, SourceRange range) {
 
 ValueId Builder::unary(Opcode op, ValueId a, SourceRange range) {
   const Instr& x = at(a);
-  Instr i{op};
+  Instr i;
+  i.op = op;
   i.a = a;
   i.range = range;
   if (op == Opcode::Not) {
@@ -159,7 +163,8 @@ ValueId Builder::unary(Opcode op, ValueId a, SourceRange range) {
 
 ValueId Builder::select(ValueId cond, ValueId a, ValueId b, SourceRange range) {
   require(at(cond).is_bool && at(a).dim == at(b).dim && at(a).is_bool == at(b).is_bool, "select");
-  Instr i{Opcode::Select};
+  Instr i;
+  i.op = Opcode::Select;
   i.a = cond;
   i.b = a;
   i.c = b;

@@ -31,7 +31,7 @@ int operand_count(Opcode op);
 
 // One SSA instruction; operands always refer to earlier instructions.
 struct Instr {
-  Opcode op;
+  Opcode op = Opcode::Const;
   ValueId a = kNoValue, b = kNoValue, c = kNoValue;
   double imm = 0;
   int32_t slot = -1;
@@ -95,6 +95,13 @@ struct Term {
 };
 
 struct Task {
+  static Task make(TaskKind kind, std::string name, SourceRange range = {}) {
+    Task t;
+    t.kind = kind;
+    t.name = std::move(name);
+    t.range = range;
+    return t;
+  }
   TaskKind kind = TaskKind::Seq;
   std::string name;       // phase name, or the operation as written (`run stencil`)
   std::string model;      // Op: which model and source, e.g. "AHEAD eq. 10 (pinned copy)"

@@ -37,8 +37,7 @@ ValueId Lowerer::gpu_attr(int gpu, const std::string& attr, SourceRange site, co
 }
 
 Task Lowerer::lower_run(const AppDecl& app, const Stmt& s) {
-  Task task{TaskKind::Op, "run " + s.name};
-  task.range = s.range;
+  Task task = Task::make(TaskKind::Op, "run " + s.name, s.range);
   const KernelDecl* kernel = nullptr;
   for (const auto& k : app.kernels)
     if (k->name == s.name) kernel = k.get();
@@ -94,8 +93,7 @@ Task Lowerer::lower_run(const AppDecl& app, const Stmt& s) {
 }
 
 Task Lowerer::lower_copy(const Stmt& s) {
-  Task task{TaskKind::Op, source_text(s.range)};
-  task.range = s.range;
+  Task task = Task::make(TaskKind::Op, source_text(s.range), s.range);
   if (!task.name.empty() && task.name.back() == ';') task.name.pop_back();
   ValueId bytes;
   std::string host_kind = s.host_kind;
@@ -184,7 +182,8 @@ Task Lowerer::lower_stmt(const AppDecl& app, const Stmt& s) {
     case StmtKind::Run: return lower_run(app, s);
     case StmtKind::Copy: return lower_copy(s);
     case StmtKind::Overhead: {
-      Task task{TaskKind::Op, "overhead " + source_text(s.expr->range), "overhead as written"};
+      Task task = Task::make(TaskKind::Op, "overhead " + source_text(s.expr->range), s.range);
+      task.model = "overhead as written";
       task.value = lower_expr(*s.expr);
       add_check(CheckKind::NonNegative, task.value, s.expr->range, "an overhead");
       task.range = s.range;
@@ -209,7 +208,7 @@ Task Lowerer::lower_stmt(const AppDecl& app, const Stmt& s) {
 
 void Lowerer::lower_app(const AppDecl& app) {
   m_.app_name = app.name;
-  m_.root = Task{TaskKind::Seq, app.name};
+  m_.root = Task::make(TaskKind::Seq, app.name);
   for (const auto& d : app.data) {
     ValueId size = lower_expr(*d->size);
     m_.checks.push_back({CheckKind::WholeNumber, size, kNoValue, kNoValue, d->size->range,
@@ -218,8 +217,7 @@ void Lowerer::lower_app(const AppDecl& app) {
   for (const auto& s : app.body) {
     Task t = lower_stmt(app, *s);
     if (t.kind == TaskKind::Op) {  // every top-level statement is a phase; a lone operation gets a phase of its own
-      Task phase{TaskKind::Phase, t.name};
-      phase.range = t.range;
+      Task phase = Task::make(TaskKind::Phase, t.name, t.range);
       phase.children.push_back(std::move(t));
       t = std::move(phase);
     }

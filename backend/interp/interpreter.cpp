@@ -147,7 +147,11 @@ struct Folder {
   // Returns the time of one execution of `task` and appends its rows.
   double fold(const Task& task, int depth, double multiplier, std::vector<Row>& rows) {
     if (task.kind == TaskKind::Op) {
-      Row row{task.name, task.model, depth, false, multiplier};
+      Row row;
+      row.name = task.name;
+      row.model = task.model;
+      row.depth = depth;
+      row.count = multiplier;
       row.each_s = task.value == kNoValue ? 0 : value(task.value, "`" + task.name + "`");
       row.total_s = row.each_s * multiplier;
       double largest = -1;
@@ -168,8 +172,13 @@ struct Folder {
     }
     double count = task.kind == TaskKind::Iterate ? value(task.value, "`" + task.name + "`") : 1;
     size_t at = rows.size();
-    rows.push_back(Row{task.name, task.kind == TaskKind::Par ? "max of its parts" : "sum of its parts", depth, true,
-                       multiplier});
+    Row block;
+    block.name = task.name;
+    block.model = task.kind == TaskKind::Par ? "max of its parts" : "sum of its parts";
+    block.depth = depth;
+    block.is_block = true;
+    block.count = multiplier;
+    rows.push_back(std::move(block));
     double inner = 0;
     for (const auto& child : task.children) {
       double t = fold(child, depth + 1, multiplier * count, rows);
@@ -209,7 +218,8 @@ bool evaluate(const Module& m, const SlotValues& bound, frontend::DiagnosticEngi
   Folder folder{m, s, reporter};
   out.total_s = 0;
   for (const auto& phase : m.root.children) {
-    PhaseResult result{phase.name};
+    PhaseResult result;
+    result.name = phase.name;
     std::vector<Row> rows;
     result.time_s = folder.fold(phase, 0, 1, rows);
     if (phase.kind == TaskKind::Iterate) result.model = rows.front().model;
