@@ -9,14 +9,14 @@
 
 #include "backend/report/report.h"
 #include "driver/pipeline.h"
+#include "test_support.h"
 
 using namespace gpm;
 using Json = nlohmann::json;
 
 namespace {
 
-// A relative comparison (doctest's Approx is absolute below 1 unless its scale is 0): 1e-9 unless narrowed.
-doctest::Approx approx(double value) { return doctest::Approx(value).epsilon(1e-9).scale(0); }
+using gpm::test::approx;
 
 const std::string kRoot = GPM_SOURCE_DIR;
 
@@ -58,6 +58,21 @@ TEST_CASE("report: json_report has machine, app, total_s and phases with name an
     CHECK(phase["operations"].is_array());
   }
   CHECK(doc["phases"][0]["time_s"].get<double>() == doc["total_s"].get<double>());
+}
+
+TEST_CASE("report: Summit's Jacobi2D prediction is valid JSON with a positive total and its phases") {
+  auto e = evaluate(kRoot + "/machines/summit.gpm", kRoot + "/apps/jacobi2d.gpm");
+  Json doc = Json::parse(backend::json_report(e));
+  CHECK(doc["machine"] == "summit");
+  CHECK(doc["app"] == "jacobi2d");
+  CHECK(doc["total_s"].get<double>() > 0);
+  REQUIRE(doc["phases"].size() == 1);
+  CHECK(doc["phases"][0]["name"] == "iterate iters");
+  CHECK(doc["phases"][0]["time_s"].get<double>() == doc["total_s"].get<double>());
+  // The stencil and the reduction are bound by memory traffic on a V100 (900 GB/s, 7.8 Tflop/s).
+  size_t memory_bound = 0;
+  for (const auto& op : doc["phases"][0]["operations"]) memory_bound += op["bound"] == "memory time";
+  CHECK(memory_bound == 2);
 }
 
 TEST_CASE("report: json_report describes operations, terms and params") {
