@@ -1,4 +1,4 @@
-// reference_test.cpp: tests that tie gpmc to the published models (shared/reference/seed-values.md), through
+// reference_test.cpp: tests that tie gpmc to the published models (the numbers printed in the papers), through
 // the whole pipeline (driver::Session::compile + evaluate) on the shipped machines and apps.
 #include <doctest/doctest.h>
 
@@ -149,7 +149,7 @@ TEST_CASE("reference: PCIe Gen3 x16 `16 * 8 GT/s * 1 b * 128 / 130` is 15.754 GB
   const backend::ParamValue* gen3 = r->param_info("gen3");
   REQUIRE(gen3);
   CHECK(gen3->value.dim == frontend::Dim::byte() / frontend::Dim::seconds());
-  // seed-values.md gives 15.754 GB/s and 31.508 GB/s: equal to 4 significant figures in GB/s (5 digits printed).
+  // AHEAD eq. 3: 16 lanes x 8 GT/s x 128/130 / 8 bits = 15.754 GB/s (Gen4: 31.508 GB/s), to 5 figures.
   CHECK(std::round(gen3->value.value / 1e9 * 1000) / 1000 == approx(15.754));
   CHECK(gen3->value.value == approx(15.754e9).epsilon(1e-4));
   CHECK(r->param("gen4") == approx(31.508e9).epsilon(1e-4));
