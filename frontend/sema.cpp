@@ -195,10 +195,19 @@ void Sema::check_recursion() {
 void Sema::expect_dim(Expr& expr, Dim dim, const std::string& what, const Scope& scope) {
   Type t = check_expr(expr, scope);
   if (t.is_error()) return;
-  if (t.is_bool() || t.dim != dim)
+  if (t.is_bool() || t.dim != dim) {
+    // A plain number where a unit is needed is the most common slip: say which unit to write.
+    std::string hint;
+    if (!t.is_bool() && t.dim.is_count()) {
+      if (dim == Dim::flop()) hint = "; write the unit, e.g. `2e9 flop`";
+      else if (dim == Dim::byte()) hint = "; write the unit, e.g. `8 B` or `4 KiB`";
+      else if (dim == Dim::seconds()) hint = "; write the unit, e.g. `5 us`";
+      else if (dim == Dim::byte() / Dim::seconds()) hint = "; write the unit, e.g. `16 GB/s`";
+    }
     diags_.error(DiagKind::UnitMismatch, expr.range,
-                 fmt::format("{} must be `{}`, not {}", what, dim_name(dim),
-                             t.is_bool() ? "a truth value" : "`" + dim_name(t.dim) + "`"));
+                 fmt::format("{} must have dimension `{}`, not {}{}", what, dim_name(dim),
+                             t.is_bool() ? "a truth value" : "`" + dim_name(t.dim) + "`", hint));
+  }
 }
 
 void Sema::check_attrs(const std::vector<Attr>& attrs, const std::string& owner, const Scope& scope) {
@@ -216,7 +225,7 @@ void Sema::check_attrs(const std::vector<Attr>& attrs, const std::string& owner,
                    fmt::format("a {} has no attribute `{}` (it has: {})", owner, attr.name, attribute_names(owner)));
       continue;
     }
-    expect_dim(*attr.value, spec->dim, fmt::format("`{}`", attr.name), scope);
+    expect_dim(*attr.value, spec->dim, fmt::format("attribute `{}`", attr.name), scope);
   }
 }
 

@@ -115,10 +115,10 @@ std::string scaled(double value, const char* const* names, const double* scales,
 std::string format_quantity(double v, Dim dim) {
   if (!std::isfinite(v)) return fmt::format("{}", v);
   if (dim == Dim::seconds()) {
-    static const char* n[] = {"ns", "us", "ms", "s"};
-    static const double s[] = {1e-9, 1e-6, 1e-3, 1};
+    static const char* n[] = {"ps", "ns", "us", "ms", "s"};
+    static const double s[] = {1e-12, 1e-9, 1e-6, 1e-3, 1};
     if (v == 0) return "0 s";
-    return scaled(v, n, s, 4);
+    return scaled(v, n, s, 5);
   }
   if (dim == Dim::byte()) {
     // Whole multiples of a power of 1024 read better in binary units (1 GiB, 512 KiB).

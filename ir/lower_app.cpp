@@ -147,7 +147,13 @@ Task Lowerer::lower_copy(const Stmt& s) {
     if (auto it = crossed.attrs.find("latency"); it != crossed.attrs.end())
       lo = b_.binary(Opcode::Add, lo, it->second, crossed.range);
   }
-  task.name += fmt::format(" ({} {} {})", h2d ? mem_path : gpu_path, "->", h2d ? gpu_path : mem_path);
+  // The name shows the route: every component from source to destination.
+  std::string route = m_.topology.components[size_t(h2d ? memory : gpu)].path;
+  for (const Hop& hop : *path) {
+    const Link& link = m_.topology.links[size_t(hop.link)];
+    route += " -> " + m_.topology.components[size_t(hop.direction == 0 ? link.b : link.a)].path;
+  }
+  task.name += " (" + route + ")";
   task.terms = {{"L+O", lo}, {"path bandwidth", bw}};
   if (host_kind == "pinned") {
     task.model = "AHEAD eq. 10, pinned";

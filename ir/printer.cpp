@@ -29,7 +29,7 @@ void print_task(const Task& t, int depth, std::string& out) {
 }
 }  // namespace
 
-std::string print_module(const Module& m) {
+std::string print_module(const Module& m, const std::vector<std::optional<double>>* bound) {
   std::string out = fmt::format("ir machine={} app={}\n", m.machine_name.empty() ? "-" : m.machine_name,
                                 m.app_name.empty() ? "-" : m.app_name);
   out += "instructions:\n";
@@ -44,9 +44,13 @@ std::string print_module(const Module& m) {
     out += fmt::format(" : {}\n", type_of(in));
   }
   out += "params:\n";
-  for (const auto& p : m.params) {
-    out += fmt::format("  {} : {} = %{}", p.name, frontend::dim_name(p.dim), p.value);
+  for (size_t slot = 0; slot < m.params.size(); ++slot) {
+    const auto& p = m.params[slot];
+    out += fmt::format("  {}{} : {} = %{}", p.owner.empty() ? "" : p.owner + ".", p.name, frontend::dim_name(p.dim),
+                       p.value);
     if (p.range_lo != kNoValue) out += fmt::format(" in %{} .. %{}", p.range_lo, p.range_hi);
+    if (bound && slot < bound->size() && (*bound)[slot])
+      out += fmt::format("  (--set {})", frontend::format_quantity(*(*bound)[slot], p.dim));
     out += "\n";
   }
   out += "checks:\n";

@@ -68,6 +68,7 @@ State run(const Module& m, const SlotValues& bound) {
 
 struct Reporter {
   const Module& m;
+  const SlotValues& bound;
   const State& s;
   frontend::DiagnosticEngine& diags;
   std::set<int32_t> reported;
@@ -110,9 +111,12 @@ struct Reporter {
                                   format_quantity(hi, dim)));
         } else if (!(v >= lo && v <= hi)) {
           ok = false;
+          const Instr& in = m.instrs[size_t(c.value)];
+          bool from_set = in.op == Opcode::Param && size_t(in.slot) < bound.size() && bound[size_t(in.slot)];
           diags.error(DiagKind::ParamOutOfRange, c.range,
-                      fmt::format("{} is {}, outside its range {} .. {}", c.what, format_quantity(v, dim),
-                                  format_quantity(lo, dim), format_quantity(hi, dim)));
+                      fmt::format("{} is {}{}, outside its range {} .. {}", c.what, format_quantity(v, dim),
+                                  from_set ? " (from --set)" : "", format_quantity(lo, dim),
+                                  format_quantity(hi, dim)));
         }
         break;
       }
@@ -203,7 +207,7 @@ std::vector<double> compute_values(const Module& module, const SlotValues& bound
 
 bool evaluate(const Module& m, const SlotValues& bound, frontend::DiagnosticEngine& diags, Evaluation& out) {
   State s = run(m, bound);
-  Reporter reporter{m, s, diags, {}};
+  Reporter reporter{m, bound, s, diags, {}};
   out.machine = m.machine_name;
   out.app = m.app_name;
   for (size_t slot = 0; slot < m.params.size(); ++slot) {

@@ -13,7 +13,8 @@ std::string format_seconds(double s) {
   if (mag >= 1) return fmt::format("{:.6g} s", s);
   if (mag >= 1e-3) return fmt::format("{:.6g} ms", s * 1e3);
   if (mag >= 1e-6) return fmt::format("{:.6g} us", s * 1e6);
-  return fmt::format("{:.6g} ns", s * 1e9);
+  if (mag >= 1e-9) return fmt::format("{:.6g} ns", s * 1e9);
+  return fmt::format("{:.6g} ps", s * 1e12);
 }
 
 std::string format_share(double part, double total) {

@@ -261,7 +261,7 @@ app a { copy h2d 1 GB pinned }
   CHECK(phase.kind == ir::TaskKind::Phase);
   REQUIRE(phase.children.size() == 1);
   const ir::Task& copy = phase.children[0];
-  CHECK(copy.name.find("mem -> g") != std::string::npos);
+  CHECK(copy.name.find("(mem -> c -> sw -> g)") != std::string::npos);
   CHECK(copy.model.find("eq. 10") != std::string::npos);
   REQUIRE(copy.terms.size() == 2);
   CHECK(l->value(copy.terms[0].value) == approx(6e-6));  // 1 + 2 + 3 us

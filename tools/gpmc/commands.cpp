@@ -22,7 +22,9 @@ bool parse_settings(const std::vector<std::string>& sets, std::vector<driver::Se
     size_t eq = s.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) {
       diags.error(frontend::DiagKind::UsageError, {},
-                  fmt::format("--set `{}` must have the form name=value, e.g. --set bytes=1GiB", s));
+                  fmt::format("--set `{}` must have the form name=value, e.g. --set bytes=1GiB (quote a value "
+                              "with spaces: --set 'link_bw=25 GB/s')",
+                              s));
       return false;
     }
     out.push_back({s.substr(0, eq), s.substr(eq + 1)});
@@ -69,7 +71,7 @@ int run_dump_ir(const CommonOptions& common, const EvalOptions& options) {
   if (!parse_settings(options.sets, settings, session.diags())) return fail(session);
   auto compiled = session.compile(options.machine, options.app, settings);
   if (!compiled) return fail(session);
-  std::cout << ir::print_module(compiled->module);
+  std::cout << ir::print_module(compiled->module, &compiled->bound);
   return 0;
 }
 
