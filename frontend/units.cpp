@@ -97,7 +97,7 @@ std::string dim_name(Dim dim) {
   side(dim.flops, "flops");
   side(dim.bytes, "bytes");
   side(dim.time, "time");
-  if (num.empty()) num = "1";
+  if (num.empty()) num.push_back('1');  // (assigning "1" trips a false GCC 12 -Wrestrict warning)
   return den.empty() ? num : fmt::format("{}/{}", num, den.find('*') != std::string::npos ? "(" + den + ")" : den);
 }
 
