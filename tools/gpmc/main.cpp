@@ -56,15 +56,26 @@ int main(int argc, char** argv) {
   auto* check = app.add_subcommand("check", "Check files; silent with exit status 0 when they are clean");
   check->add_option("files", check_files, ".gpm files")->required();
   add_includes(check);
+  check->footer("Parses and checks names, units and structure, and evaluates every parameter and constant and\n"
+                "each machine's topology. Exit status 0 when clean, 1 with diagnostics otherwise.");
 
   auto* eval = app.add_subcommand("eval", "Evaluate an app on a machine and report the predicted time");
   eval->add_option("machine", eval_options.machine, "Machine model (.gpm)")->required();
   eval->add_option("app", eval_options.app, "App model (.gpm)")->required();
-  eval->add_option("--set", eval_options.sets, "Override a parameter, units included: --set bytes=1GiB (repeatable)");
+  eval->add_option("--set", eval_options.sets,
+                   "Override a parameter, units included: --set bytes=1GiB; --set OWNER.NAME=V picks the machine's "
+                   "or the app's when both declare NAME (repeatable)");
   eval->add_option("--format", eval_options.format, "Output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->default_val("table");
   add_includes(eval);
+  eval->footer(
+      "Examples:\n"
+      "  gpmc eval machines/summit.gpm apps/jacobi2d.gpm\n"
+      "  gpmc eval machines/summit.gpm apps/jacobi2d.gpm --set link_bw=25GB/s --format json\n"
+      "  gpmc eval machines/titan.gpm apps/bandwidth.gpm --set bytes=1GiB\n"
+      "Exit status: 0 on success, 1 on any error in the input (diagnostics on stderr).\n"
+      "The JSON document is described in docs/output.md.");
 
   auto* dump_ast = app.add_subcommand("dump-ast", "Print the syntax tree of one file");
   dump_ast->add_option("file", ast_file, ".gpm file")->required();
