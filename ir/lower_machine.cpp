@@ -129,7 +129,16 @@ std::vector<int> Lowerer::resolve(const CompRef& ref, const std::string& prefix)
     if (!found.empty() && found.size() == current.size()) return found;
   }
   std::string text = source_text(ref.range);
-  diags_.error(DiagKind::UnknownComponent, ref.range, fmt::format("the node has no component `{}`", text));
+  // Suggest the full names that end with what was written (`g[0]` -> `s[0].g[0]`).
+  std::string suggestions;
+  int shown = 0;
+  for (const auto& c : m_.topology.components)
+    if (c.path.size() > text.size() && c.path.compare(c.path.size() - text.size() - 1, std::string::npos, "." + text) == 0 &&
+        shown++ < 4)
+      suggestions += (suggestions.empty() ? "" : ", ") + ("`" + c.path + "`");
+  diags_.error(DiagKind::UnknownComponent, ref.range,
+               fmt::format("the node has no component `{}`{}", text,
+                           suggestions.empty() ? "" : "; did you mean " + suggestions + "?"));
   return {};
 }
 
