@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "frontend/parse.h"
+#include "frontend/suggest.h"
 #include "ir/verifier.h"
 
 namespace gpm::driver {
@@ -96,8 +97,12 @@ bool Session::bind_settings(const std::vector<Setting>& settings, const std::vec
       if (p->name == name && (owner_name.empty() || (owner && owner->name == owner_name))) matches.push_back(p);
     }
     if (matches.empty()) {
-      fail({}, fmt::format("--set {}: the model has no parameter `{}` (parameters: {})", setting.name, setting.name,
-                           visible.empty() ? "none" : visible),
+      std::vector<std::string> names;
+      for (const auto* p : program.params) names.push_back(p->name);
+      std::string hint = did_you_mean(name, names);
+      fail({}, hint.empty() ? fmt::format("--set {}: the model has no parameter `{}` (parameters: {})", setting.name,
+                                          setting.name, visible.empty() ? "none" : visible)
+                            : fmt::format("--set {}: the model has no parameter `{}`{}", setting.name, setting.name, hint),
            DiagKind::UnknownParameter);
       continue;
     }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "frontend/schema.h"
+#include "frontend/suggest.h"
 
 namespace gpm::frontend {
 
@@ -221,8 +222,14 @@ void Sema::check_attrs(const std::vector<Attr>& attrs, const std::string& owner,
       }
     const AttrSpec* spec = find_attribute(owner, attr.name);
     if (!spec) {
+      std::vector<std::string> names;
+      if (const auto* schema = attribute_schema(owner))
+        for (const auto& s : *schema) names.push_back(s.name);
+      std::string hint = did_you_mean(attr.name, names);
       diags_.error(DiagKind::UnknownAttribute, attr.name_range,
-                   fmt::format("a {} has no attribute `{}` (it has: {})", owner, attr.name, attribute_names(owner)));
+                   hint.empty() ? fmt::format("a {} has no attribute `{}` (it has: {})", owner, attr.name,
+                                              attribute_names(owner))
+                                : fmt::format("a {} has no attribute `{}`{}", owner, attr.name, hint));
       continue;
     }
     expect_dim(*attr.value, spec->dim, fmt::format("attribute `{}`", attr.name), scope);
@@ -249,7 +256,10 @@ static const TypeDecl* find_type(const CheckedProgram& program, DiagnosticEngine
                                  SourceRange range, const std::string& kind) {
   auto it = program.globals.find(name);
   if (it == program.globals.end() || it->second->kind != DeclKind::Type) {
-    diags.error(DiagKind::UnknownType, range, fmt::format("unknown component type `{}`", name));
+    std::vector<std::string> types;
+    for (const auto& [global, decl] : program.globals)
+      if (decl->kind == DeclKind::Type) types.push_back(global);
+    diags.error(DiagKind::UnknownType, range, fmt::format("unknown component type `{}`{}", name, did_you_mean(name, types)));
     return nullptr;
   }
   const auto* type = static_cast<const TypeDecl*>(it->second);
@@ -379,10 +389,14 @@ void Sema::check_stmt(const AppDecl& app, Stmt& s) {
   switch (s.kind) {
     case StmtKind::Run: {
       bool found = false;
-      for (const auto& k : app.kernels) found = found || k->name == s.name;
+      std::vector<std::string> kernels;
+      for (const auto& k : app.kernels) {
+        found = found || k->name == s.name;
+        kernels.push_back(k->name);
+      }
       if (!found)
         diags_.error(DiagKind::UnknownIdentifier, s.name_range,
-                     fmt::format("app `{}` has no kernel `{}`", app.name, s.name));
+                     fmt::format("app `{}` has no kernel `{}`{}", app.name, s.name, did_you_mean(s.name, kernels)));
       if (s.on) check_comp_ref(*s.on, scope);
       break;
     }

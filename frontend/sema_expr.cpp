@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "frontend/sema.h"
+#include "frontend/suggest.h"
 
 namespace gpm::frontend {
 
@@ -72,7 +73,19 @@ Type Sema::check_name(Expr& e, const Scope& scope) {
   const Decl* d = lookup(e.name, scope);
   if (!d) {
     std::string hint;
-    if (is_unit_word(e.name)) hint = fmt::format("; a unit goes right after a number, e.g. `1 {}`", e.name);
+    if (is_unit_word(e.name)) {
+      hint = fmt::format("; a unit goes right after a number, e.g. `1 {}`", e.name);
+    } else {
+      std::vector<std::string> visible;
+      if (scope.fn)
+        for (const auto& p : scope.fn->params) visible.push_back(p.name);
+      if (scope.owner)
+        if (auto it = program_.scoped.find(scope.owner); it != program_.scoped.end())
+          for (const auto& [name, decl] : it->second) visible.push_back(name);
+      for (const auto& [name, decl] : program_.globals)
+        if (decl->kind == DeclKind::Param || decl->kind == DeclKind::Let) visible.push_back(name);
+      hint = did_you_mean(e.name, visible);
+    }
     diags_.error(DiagKind::UnknownIdentifier, e.range, fmt::format("unknown name `{}`{}", e.name, hint));
     return Type::error();
   }
@@ -107,9 +120,12 @@ Type Sema::check_call(Expr& e, const Scope& scope) {
         }
       return bad ? Type::error() : check_builtin(e, args);
     }
+    std::vector<std::string> functions = {"min", "max", "ceil", "floor", "sqrt", "abs", "log2"};
+    for (const auto* fn : program_.fns) functions.push_back(fn->name);
     diags_.error(DiagKind::UnknownFunction, e.name_range,
-                 it == program_.globals.end() ? fmt::format("unknown function `{}`", e.name)
-                                              : fmt::format("`{}` is not a function", e.name));
+                 it == program_.globals.end()
+                     ? fmt::format("unknown function `{}`{}", e.name, did_you_mean(e.name, functions))
+                     : fmt::format("`{}` is not a function", e.name));
     return Type::error();
   }
   const auto& fn = static_cast<const FnDecl&>(*it->second);

@@ -1,0 +1,26 @@
+// suggest_test.cpp: unit tests of "did you mean" suggestions.
+#include <doctest/doctest.h>
+
+#include "frontend/suggest.h"
+
+using namespace gpm::frontend;
+
+TEST_CASE("suggest: the closest name within two edits is proposed") {
+  CHECK(closest_name("bandwith", {"latency", "bandwidth", "bytes"}) == "bandwidth");
+  CHECK(closest_name("byts", {"bytes", "iters"}) == "bytes");
+  CHECK(closest_name("mem_bww", {"mem_bw", "mem_size"}) == "mem_bw");
+}
+
+TEST_CASE("suggest: nothing is proposed for distant or very short names") {
+  CHECK(closest_name("zzzzzz", {"bytes", "iters"}).empty());
+  CHECK(closest_name("ff", {"f", "g"}).empty());  // two letters: one edit is half the name
+  CHECK(closest_name("n", {"m"}).empty());
+  CHECK(closest_name("", {"a"}).empty());
+  CHECK(closest_name("bytes", {"bytes"}).empty());  // the name itself is not a suggestion
+}
+
+TEST_CASE("suggest: ties go to the first candidate and did_you_mean formats the hint") {
+  CHECK(closest_name("cat", {"cut", "cot"}) == "cut");
+  CHECK(did_you_mean("stencli", {"pack", "stencil"}) == "; did you mean `stencil`?");
+  CHECK(did_you_mean("qqqqqq", {"pack"}).empty());
+}
