@@ -9,6 +9,7 @@
 
 #include "frontend/source_manager.h"
 #include "frontend/units.h"
+#include "ir/engine.h"
 
 namespace gpm::ir {
 
@@ -84,7 +85,8 @@ struct Topology {
   int find(const std::string& path) const;
 };
 
-enum class TaskKind { Seq, Par, Iterate, Phase, Op };
+// Engine: an operation whose time a run-time engine computes (Task::engine_call indexes Module::engine_calls).
+enum class TaskKind { Seq, Par, Iterate, Phase, Op, Engine };
 
 // A named term of an operation's model, reported beside its time (roofline compute vs memory time).
 // `limits` marks the alternatives of a max: the largest of them is what bounds the operation.
@@ -104,9 +106,10 @@ struct Task {
   }
   TaskKind kind = TaskKind::Seq;
   std::string name;       // phase name, or the operation as written (`run stencil`)
-  std::string model;      // Op: which model and source, e.g. "AHEAD eq. 10 (pinned copy)"
+  std::string model;      // Op, Engine: which model and source, e.g. "AHEAD eq. 10 (pinned copy)"
   ValueId value = kNoValue;  // Op: time of one execution; Iterate: count
   std::vector<Term> terms;
+  int32_t engine_call = -1;  // Engine: index into Module::engine_calls
   std::vector<Task> children;
   SourceRange range;
 };
@@ -119,6 +122,7 @@ struct Module {
   Topology topology;
   Task root;  // Seq of phases
   std::vector<std::pair<std::string, ValueId>> lets;  // named constants, evaluated and checked like params
+  std::vector<EngineCall> engine_calls;
   int find_param(const std::string& name) const;
 };
 

@@ -222,7 +222,7 @@ void Lowerer::lower_app(const AppDecl& app) {
   }
   for (const auto& s : app.body) {
     Task t = lower_stmt(app, *s);
-    if (t.kind == TaskKind::Op) {  // every top-level statement is a phase; a lone operation gets a phase of its own
+    if (t.kind == TaskKind::Op || t.kind == TaskKind::Engine) {  // every top-level statement is a phase; a lone operation gets a phase of its own
       Task phase = Task::make(TaskKind::Phase, t.name, t.range);
       phase.children.push_back(std::move(t));
       t = std::move(phase);

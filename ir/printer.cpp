@@ -17,15 +17,21 @@ std::string quoted(const std::string& s) {
 
 std::string type_of(const Instr& in) { return in.is_bool ? "bool" : frontend::dim_name(in.dim); }
 
-void print_task(const Task& t, int depth, std::string& out) {
+void print_task(const Module& m, const Task& t, int depth, std::string& out) {
   std::string pad(size_t(depth) * 2 + 2, ' ');
-  static const char* kinds[] = {"seq", "par", "iterate", "phase", "op"};
+  static const char* kinds[] = {"seq", "par", "iterate", "phase", "op", "engine"};
   out += fmt::format("{}{} {}", pad, kinds[int(t.kind)], quoted(t.name));
   if (t.value != kNoValue) out += fmt::format(" = %{}", t.value);
+  if (t.kind == TaskKind::Engine && t.engine_call >= 0 && size_t(t.engine_call) < m.engine_calls.size()) {
+    const EngineCall& call = m.engine_calls[size_t(t.engine_call)];
+    out += fmt::format(" = {}#{}(", call.engine->name(), t.engine_call);
+    for (size_t i = 0; i < call.inputs.size(); ++i) out += fmt::format("{}%{}", i ? ", " : "", call.inputs[i]);
+    out += ")";
+  }
   if (!t.model.empty()) out += fmt::format(" [{}]", t.model);
   for (const auto& term : t.terms) out += fmt::format(" {}=%{}", term.name, term.value);
   out += "\n";
-  for (const auto& c : t.children) print_task(c, depth + 1, out);
+  for (const auto& c : t.children) print_task(m, c, depth + 1, out);
 }
 }  // namespace
 
@@ -75,7 +81,20 @@ std::string print_module(const Module& m, const std::vector<std::optional<double
     out += "\n";
   }
   out += "tasks:\n";
-  print_task(m.root, 0, out);
+  print_task(m, m.root, 0, out);
+  if (!m.engine_calls.empty()) out += "engines:\n";
+  for (size_t i = 0; i < m.engine_calls.size(); ++i) {
+    const EngineCall& call = m.engine_calls[i];
+    out += fmt::format("  {}#{}\n", call.engine->name(), i);
+    std::string described = call.engine->describe();
+    size_t at = 0;
+    while (at < described.size()) {
+      size_t end = described.find('\n', at);
+      if (end == std::string::npos) end = described.size();
+      out += "    " + described.substr(at, end - at) + "\n";
+      at = end + 1;
+    }
+  }
   return out;
 }
 

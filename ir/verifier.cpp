@@ -39,6 +39,14 @@ std::vector<std::string> verify(const Module& m) {
     if ((t->kind == TaskKind::Iterate || t->kind == TaskKind::Op) && t->value != kNoValue && !valid(t->value))
       problems.push_back("task `" + t->name + "` refers to a missing value");
     if (t->kind == TaskKind::Iterate && t->value == kNoValue) problems.push_back("iterate `" + t->name + "` has no count");
+    if (t->kind == TaskKind::Engine) {
+      if (t->engine_call < 0 || size_t(t->engine_call) >= m.engine_calls.size() ||
+          !m.engine_calls[size_t(t->engine_call)].engine)
+        problems.push_back("engine task `" + t->name + "` refers to a missing engine call");
+      else
+        for (ValueId v : m.engine_calls[size_t(t->engine_call)].inputs)
+          if (!valid(v)) problems.push_back("engine task `" + t->name + "` has an input without a value");
+    }
     for (const auto& term : t->terms)
       if (!valid(term.value)) problems.push_back("task `" + t->name + "` has a term without a value");
     for (const auto& c : t->children) stack.push_back(&c);

@@ -148,8 +148,59 @@ struct Folder {
     return s.values[size_t(v)];
   }
 
+  // Picks the bounding term: the largest of those marked `limits`, when there are at least two (ties keep the first).
+  static void mark_bound(Row& row, const std::vector<bool>& limits) {
+    double largest = -1;
+    int limiting = 0;
+    for (size_t i = 0; i < row.terms.size(); ++i) {
+      if (!limits[i]) continue;
+      ++limiting;
+      if (row.terms[i].value.value > largest) {
+        largest = row.terms[i].value.value;
+        row.bound = row.terms[i].name;
+      }
+    }
+    if (limiting < 2) row.bound.clear();
+  }
+
+  // An engine's operation: the engine runs on the values of its inputs; its errors are reported at the operation.
+  double fold_engine(const Task& task, int depth, double multiplier, std::vector<Row>& rows) {
+    Row row;
+    row.name = task.name;
+    row.model = task.model;
+    row.depth = depth;
+    row.count = multiplier;
+    const EngineCall& call = m.engine_calls.at(size_t(task.engine_call));
+    std::vector<double> inputs;
+    bool ready = true;
+    for (ValueId v : call.inputs) {
+      ready = reporter.need(v, "`" + task.name + "`") && ready;
+      inputs.push_back(s.values[size_t(v)]);
+    }
+    if (ready) {
+      EngineResult result = call.engine->run(inputs);
+      if (!result.error.empty()) {
+        reporter.ok = false;
+        reporter.diags.error(DiagKind::EngineError, task.range, fmt::format("`{}`: {}", task.name, result.error));
+      } else {
+        row.each_s = result.time_s;
+        std::vector<bool> limits;
+        for (auto& term : result.terms) {
+          row.terms.push_back({term.name, {term.value, term.dim}});
+          limits.push_back(term.limits);
+        }
+        mark_bound(row, limits);
+        row.detail = std::move(result.detail);
+      }
+    }
+    row.total_s = row.each_s * multiplier;
+    rows.push_back(std::move(row));
+    return rows.back().each_s;
+  }
+
   // Returns the time of one execution of `task` and appends its rows.
   double fold(const Task& task, int depth, double multiplier, std::vector<Row>& rows) {
+    if (task.kind == TaskKind::Engine) return fold_engine(task, depth, multiplier, rows);
     if (task.kind == TaskKind::Op) {
       Row row;
       row.name = task.name;
@@ -158,19 +209,12 @@ struct Folder {
       row.count = multiplier;
       row.each_s = task.value == kNoValue ? 0 : value(task.value, "`" + task.name + "`");
       row.total_s = row.each_s * multiplier;
-      double largest = -1;
-      int limiting = 0;
+      std::vector<bool> limits;
       for (const auto& term : task.terms) {
-        double v = s.values[size_t(term.value)];
-        row.terms.push_back({term.name, {v, m.instrs[size_t(term.value)].dim}});
-        if (!term.limits) continue;
-        ++limiting;
-        if (v > largest) {  // ties keep the first term
-          largest = v;
-          row.bound = term.name;
-        }
+        row.terms.push_back({term.name, {s.values[size_t(term.value)], m.instrs[size_t(term.value)].dim}});
+        limits.push_back(term.limits);
       }
-      if (limiting < 2) row.bound.clear();
+      mark_bound(row, limits);
       rows.push_back(std::move(row));
       return rows.back().each_s;
     }

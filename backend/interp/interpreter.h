@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "frontend/diagnostics.h"
 #include "ir/ir.h"
 
@@ -32,6 +34,7 @@ struct Row {
   double total_s = 0;        // each_s * count
   std::vector<TermValue> terms;
   std::string bound;  // the term that bounds the operation (the largest of a max), or empty
+  nlohmann::ordered_json detail;  // an engine's own report (flows, timeline...); null for closed forms
 };
 
 struct PhaseResult {

@@ -37,6 +37,7 @@ std::string json_report(const Evaluation& e) {
       for (const auto& t : row.terms)
         terms.push_back({{"name", t.name}, {"value", t.value.value}, {"dimension", frontend::dim_name(t.value.dim)}});
       r["terms"] = terms;
+      if (!row.detail.is_null()) r["detail"] = row.detail;
       ops.push_back(r);
     }
     p["operations"] = ops;

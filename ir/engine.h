@@ -1,0 +1,53 @@
+// engine.h: the interface of run-time models (stream schedules, congestion, MPI): scalar inputs in, a time out.
+#pragma once
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "frontend/units.h"
+
+namespace gpm::ir {
+
+// A named quantity an engine reports beside its time (like a closed form's terms).
+// `limits` marks the alternatives of a max: the largest one is what bounds the operation.
+struct EngineTerm {
+  std::string name;
+  double value = 0;
+  frontend::Dim dim;
+  bool limits = false;
+};
+
+struct EngineResult {
+  double time_s = 0;               // one execution, in seconds
+  std::vector<EngineTerm> terms;   // shown beside the operation
+  nlohmann::ordered_json detail;   // engine-specific report (flows, timeline...); null when none
+  std::string error;               // non-empty when the inputs admit no result; reported at the operation
+};
+
+// A model that is not a closed form. The lowering builds one object per operation holding the static structure
+// (flows, streams, ranks); what may vary between evaluations (sizes, bandwidths, latencies) arrives as `inputs`,
+// the values of the call's input instructions in base units, in the order the lowering listed them.
+// Engines are immutable after lowering: `time` and `run` are const and may be called from many threads at once.
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  // A short name for dumps and reports: "overlap", "congestion", "mpi".
+  virtual std::string name() const = 0;
+  // The time of one execution; NaN when `run` would report an error. The fast path used by sweeps and the JIT.
+  virtual double time(std::span<const double> inputs) const = 0;
+  // The full result for reports; its time equals `time(inputs)`.
+  virtual EngineResult run(std::span<const double> inputs) const = 0;
+  // The static structure for `gpmc dump-ir`, one item per line, or empty.
+  virtual std::string describe() const { return {}; }
+};
+
+// A call of an engine from a TaskKind::Engine task.
+struct EngineCall {
+  std::shared_ptr<const Engine> engine;
+  std::vector<int32_t> inputs;  // ValueIds
+};
+
+}  // namespace gpm::ir
