@@ -74,83 +74,95 @@ static bool mentions_names(const Expr& e) {
 
 // Step 4: find each --set parameter (global, or declared by the chosen machine or app; `owner.name`
 // picks one when both declare the name) and check its value: a constant of the parameter's dimension.
+const ParamDecl* Session::find_setting_param(const std::string& flag, const std::string& full_name,
+                                             const std::vector<const Decl*>& owners) {
+  const auto& program = sema_.program();
+  std::string owner_name, name = full_name;
+  if (size_t dot = name.find('.'); dot != std::string::npos) {
+    owner_name = name.substr(0, dot);
+    name = name.substr(dot + 1);
+  }
+  std::vector<const ParamDecl*> matches;
+  std::string visible;
+  for (const auto* p : program.params) {
+    const Decl* owner = program.owner_of(p);
+    if (owner && std::find(owners.begin(), owners.end(), owner) == owners.end()) continue;
+    visible += (visible.empty() ? "" : ", ") + (owner ? owner->name + "." : "") + p->name;
+    if (p->name == name && (owner_name.empty() || (owner && owner->name == owner_name))) matches.push_back(p);
+  }
+  if (matches.empty()) {
+    std::vector<std::string> names;
+    for (const auto* p : program.params) names.push_back(p->name);
+    std::string hint = did_you_mean(name, names);
+    diags_.error(DiagKind::UnknownParameter, {},
+                 hint.empty() ? fmt::format("{} {}: the model has no parameter `{}` (parameters: {})", flag, full_name,
+                                            full_name, visible.empty() ? "none" : visible)
+                              : fmt::format("{} {}: the model has no parameter `{}`{}", flag, full_name, full_name, hint));
+    return nullptr;
+  }
+  if (matches.size() > 1) {
+    const Decl* a = program.owner_of(matches[0]);
+    const Decl* b = program.owner_of(matches[1]);
+    diags_.error(DiagKind::AmbiguousParameter, {},
+                 fmt::format("{} {}: `{}` is declared by both `{}` and `{}`; write {} {}.{}=... or {} {}.{}=...", flag,
+                             full_name, name, a ? a->name : "(global)", b ? b->name : "(global)", flag,
+                             a ? a->name : "?", name, flag, b ? b->name : "?", name));
+    return nullptr;
+  }
+  return matches[0];
+}
+
+bool Session::constant_value(const std::string& label, const std::string& what, Dim dim, const std::string& text,
+                             double& value) {
+  FileId file = sources_.add(label, text);
+  ExprPtr expr = parse_expression(sources_, file, diags_);
+  if (!expr) return false;
+  if (mentions_names(*expr)) {
+    diags_.error(DiagKind::InvalidSetValue, expr->range,
+                 fmt::format("{}: the value must be a constant such as `25GB/s`", label));
+    return false;
+  }
+  Type t = sema_.check_global_expr(*expr);
+  if (t.is_error()) return false;
+  if (t.is_bool() || t.dim != dim) {
+    diags_.error(DiagKind::InvalidSetValue, expr->range,
+                 fmt::format("{}: {} is `{}`, so its value needs that unit, not {}", label, what, dim_name(dim),
+                             t.is_bool() ? "a truth value" : "`" + dim_name(t.dim) + "`"));
+    return false;
+  }
+  ir::Module scratch;
+  ir::ParamBindings none;
+  ir::Lowerer lowerer(sema_.program(), sources_, diags_, scratch, none);
+  value = lowerer.eager_value(lowerer.lower_global(*expr));
+  if (!std::isfinite(value)) {
+    diags_.error(DiagKind::InvalidSetValue, expr->range, fmt::format("{}: the value is not a finite number", label));
+    return false;
+  }
+  return true;
+}
+
 bool Session::bind_settings(const std::vector<Setting>& settings, const std::vector<const Decl*>& owners,
                             ir::ParamBindings& bindings) {
-  const auto& program = sema_.program();
   bool ok = true;
-  auto fail = [&](SourceRange range, std::string message, DiagKind kind) {
-    diags_.error(kind, range, std::move(message));
-    ok = false;
-  };
   for (const auto& setting : settings) {
-    std::string owner_name, name = setting.name;
-    if (size_t dot = name.find('.'); dot != std::string::npos) {
-      owner_name = name.substr(0, dot);
-      name = name.substr(dot + 1);
-    }
-    std::vector<const ParamDecl*> matches;
-    std::string visible;
-    for (const auto* p : program.params) {
-      const Decl* owner = program.owner_of(p);
-      if (owner && std::find(owners.begin(), owners.end(), owner) == owners.end()) continue;
-      visible += (visible.empty() ? "" : ", ") + (owner ? owner->name + "." : "") + p->name;
-      if (p->name == name && (owner_name.empty() || (owner && owner->name == owner_name))) matches.push_back(p);
-    }
-    if (matches.empty()) {
-      std::vector<std::string> names;
-      for (const auto* p : program.params) names.push_back(p->name);
-      std::string hint = did_you_mean(name, names);
-      fail({}, hint.empty() ? fmt::format("--set {}: the model has no parameter `{}` (parameters: {})", setting.name,
-                                          setting.name, visible.empty() ? "none" : visible)
-                            : fmt::format("--set {}: the model has no parameter `{}`{}", setting.name, setting.name, hint),
-           DiagKind::UnknownParameter);
-      continue;
-    }
-    if (matches.size() > 1) {
-      const Decl* a = program.owner_of(matches[0]);
-      const Decl* b = program.owner_of(matches[1]);
-      fail({}, fmt::format("--set {}: `{}` is declared by both `{}` and `{}`; write --set {}.{}=... or --set {}.{}=...",
-                           setting.name, name, a ? a->name : "(global)", b ? b->name : "(global)",
-                           a ? a->name : "?", name, b ? b->name : "?", name),
-           DiagKind::AmbiguousParameter);
-      continue;
-    }
-    const ParamDecl& param = *matches[0];
-    FileId file = sources_.add(fmt::format("--set {}", setting.name), setting.value);
-    ExprPtr expr = parse_expression(sources_, file, diags_);
-    if (!expr) {
+    const ParamDecl* param = find_setting_param("--set", setting.name, owners);
+    double value = 0;
+    if (!param || !constant_value("--set " + setting.name, "`" + param->name + "`", param->type.dim, setting.value,
+                                  value)) {
       ok = false;
       continue;
     }
-    if (mentions_names(*expr)) {
-      fail(expr->range, fmt::format("--set {}: the value must be a constant such as `25GB/s`", setting.name),
-           DiagKind::InvalidSetValue);
-      continue;
-    }
-    Type t = sema_.check_global_expr(*expr);
-    if (t.is_error()) {
-      ok = false;
-      continue;
-    }
-    if (t.is_bool() || t.dim != param.type.dim) {
-      fail(expr->range,
-           fmt::format("--set {}: `{}` is `{}`, so its value needs that unit, not {}", setting.name, name,
-                       dim_name(param.type.dim), t.is_bool() ? "a truth value" : "`" + dim_name(t.dim) + "`"),
-           DiagKind::InvalidSetValue);
-      continue;
-    }
-    ir::Module scratch;
-    ir::ParamBindings none;
-    ir::Lowerer lowerer(program, sources_, diags_, scratch, none);
-    double value = lowerer.eager_value(lowerer.lower_global(*expr));
-    if (!std::isfinite(value)) {
-      fail(expr->range, fmt::format("--set {}: the value is not a finite number", setting.name),
-           DiagKind::InvalidSetValue);
-      continue;
-    }
-    bindings[&param] = value;
+    bindings[param] = value;
   }
   return ok;
+}
+
+int32_t Session::find_slot(const Compiled& compiled, const std::string& flag, const std::string& name) {
+  const ParamDecl* param = find_setting_param(flag, name, compiled.owners);
+  if (!param) return -1;
+  auto it = compiled.slots.find(param);
+  if (it == compiled.slots.end()) throw std::logic_error("a parameter of the model has no slot");
+  return it->second;
 }
 
 std::unique_ptr<Compiled> Session::compile(const std::string& machine_file, const std::string& app_file,
@@ -179,6 +191,9 @@ std::unique_ptr<Compiled> Session::compile_checked(const std::string& machine_fi
   lowerer.lower_params({machine, app});
   compiled->bound.resize(compiled->module.params.size());
   for (const auto& [decl, value] : bindings) compiled->bound[size_t(lowerer.slot_of(decl))] = value;
+  compiled->owners = {machine, app};
+  for (const auto* p : sema_.program().params)
+    if (int slot = lowerer.slot_of(p); slot >= 0) compiled->slots[p] = slot;
   backend::Evaluation params_only;
   if (!backend::evaluate(compiled->module, compiled->bound, diags_, params_only)) return nullptr;
   lowerer.lower_machine(static_cast<const MachineDecl&>(*machine));

@@ -1,5 +1,6 @@
 // pipeline.h: the whole compilation pipeline in one place: load -> parse -> sema -> lower -> verify -> evaluate.
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -28,6 +29,8 @@ struct Setting {
 struct Compiled {
   ir::Module module;
   backend::SlotValues bound;
+  std::vector<const frontend::Decl*> owners;              // the machine and the app
+  std::map<const frontend::ParamDecl*, int32_t> slots;    // the slot of each lowered parameter
 };
 
 class Session {
@@ -43,6 +46,13 @@ class Session {
   // `gpmc eval` and `gpmc dump-ir`: compiles MACHINE and APP with --set values.
   std::unique_ptr<Compiled> compile(const std::string& machine_file, const std::string& app_file,
                                     const std::vector<Setting>& settings);
+  // `gpmc sweep --vary NAME=...`: the slot of the parameter NAME refers to, found as --set finds it (`flag`
+  // names the option in messages), or -1 with a diagnostic.
+  int32_t find_slot(const Compiled& compiled, const std::string& flag, const std::string& name);
+  // The value of `text`, a constant of dimension `dim` (units included, checked as --set values are);
+  // `label` ("--vary bytes") prefixes messages and names the text's source; `what` is the quantity.
+  bool constant_value(const std::string& label, const std::string& what, frontend::Dim dim, const std::string& text,
+                      double& value);
   // Evaluates a compiled model with the reference interpreter.
   bool evaluate(const Compiled& compiled, backend::Evaluation& out);
 
@@ -51,6 +61,8 @@ class Session {
                                             const std::vector<Setting>& settings);
   bool check_checked(const std::vector<std::string>& files);
   bool load_and_check(const std::vector<std::string>& files, std::vector<const frontend::Module*>& roots);
+  const frontend::ParamDecl* find_setting_param(const std::string& flag, const std::string& full_name,
+                                                const std::vector<const frontend::Decl*>& owners);
   bool bind_settings(const std::vector<Setting>& settings, const std::vector<const frontend::Decl*>& owners,
                      ir::ParamBindings& bindings);
 

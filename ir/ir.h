@@ -2,6 +2,7 @@
 #pragma once
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <tuple>
 #include <string>
@@ -123,6 +124,9 @@ struct Module {
   Task root;  // Seq of phases
   std::vector<std::pair<std::string, ValueId>> lets;  // named constants, evaluated and checked like params
   std::vector<EngineCall> engine_calls;
+  // Parameter slots whose values the lowering used to decide the module's shape (array sizes, indices,
+  // precision, placement): changing one needs lowering again.
+  std::set<int32_t> shape_slots;
   int find_param(const std::string& name) const;
 };
 

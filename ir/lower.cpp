@@ -29,6 +29,18 @@ double Lowerer::eager_value(ValueId id) {
     }
     eager_.push_back(v);
   }
+  // Every parameter this value depends on has shaped the module (sweeps cannot vary it without lowering again).
+  shape_seen_.resize(m_.instrs.size());
+  std::vector<ValueId> stack = {id};
+  while (!stack.empty()) {
+    ValueId x = stack.back();
+    stack.pop_back();
+    if (x < 0 || shape_seen_[size_t(x)]) continue;
+    shape_seen_[size_t(x)] = true;
+    const Instr& in = m_.instrs[size_t(x)];
+    if (in.op == Opcode::Param) m_.shape_slots.insert(in.slot);
+    stack.insert(stack.end(), {in.a, in.b, in.c});
+  }
   return eager_.at(size_t(id));
 }
 

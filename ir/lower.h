@@ -34,7 +34,8 @@ class Lowerer {
   void lower_app(const frontend::AppDecl& app);
   // Lowers an expression in the global scope (used for --set values and tests).
   ValueId lower_global(const frontend::Expr& expr);
-  // The value of an instruction at the bound parameter values (for topology shape and names).
+  // The value of an instruction at the bound parameter values (for topology shape and names); the parameters
+  // it depends on are added to Module::shape_slots.
   double eager_value(ValueId id);
 
  private:
@@ -84,6 +85,7 @@ class Lowerer {
   std::map<std::pair<const frontend::FnDecl*, std::vector<ValueId>>, ValueId> inlined_;
   long inline_work_ = 0;
   std::vector<double> eager_;
+  std::vector<bool> shape_seen_;  // instructions whose parameters are already in Module::shape_slots
   std::map<std::string, ValueId> type_attr_cache_;
   std::set<std::string> known_paths_;
   std::set<std::pair<int, ValueId>> checked_;

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -249,8 +250,11 @@ std::vector<double> compute_values(const Module& module, const SlotValues& bound
   return s.values;
 }
 
-bool evaluate(const Module& m, const SlotValues& bound, frontend::DiagnosticEngine& diags, Evaluation& out) {
-  State s = run(m, bound);
+namespace {
+
+// Reports faults and failed checks, then folds the task tree into phases and rows.
+bool report_and_fold(const Module& m, const SlotValues& bound, const State& s, frontend::DiagnosticEngine& diags,
+                     Evaluation& out) {
   Reporter reporter{m, bound, s, diags, {}};
   out.machine = m.machine_name;
   out.app = m.app_name;
@@ -278,6 +282,20 @@ bool evaluate(const Module& m, const SlotValues& bound, frontend::DiagnosticEngi
     out.phases.push_back(std::move(result));
   }
   return reporter.ok;
+}
+
+}  // namespace
+
+bool evaluate(const Module& m, const SlotValues& bound, frontend::DiagnosticEngine& diags, Evaluation& out) {
+  return report_and_fold(m, bound, run(m, bound), diags, out);
+}
+
+bool evaluate_with_values(const Module& m, const SlotValues& bound, std::vector<double> values,
+                          frontend::DiagnosticEngine& diags, Evaluation& out) {
+  size_t n = m.instrs.size();
+  if (values.size() != n) throw std::logic_error("evaluate_with_values: one value per instruction expected");
+  State s{std::move(values), std::vector<int32_t>(n, -1), std::vector<Fault>(n, Fault::None)};
+  return report_and_fold(m, bound, s, diags, out);
 }
 
 }  // namespace gpm::backend

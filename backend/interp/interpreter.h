@@ -62,6 +62,11 @@ struct Evaluation {
 // Returns false, with diagnostics, when any value the model needs is faulty or a check fails.
 bool evaluate(const ir::Module& module, const SlotValues& bound, frontend::DiagnosticEngine& diags, Evaluation& out);
 
+// The same report from instruction values computed elsewhere (the JIT), for a point known to be valid:
+// the values are taken as fault-free, and the checks and the fold run on them.
+bool evaluate_with_values(const ir::Module& module, const SlotValues& bound, std::vector<double> values,
+                          frontend::DiagnosticEngine& diags, Evaluation& out);
+
 // Only the instruction values (no checks, no report); entries faulted are NaN. For tests and tools.
 std::vector<double> compute_values(const ir::Module& module, const SlotValues& bound);
 

@@ -5,13 +5,12 @@
 
 #include <fmt/format.h>
 
+#include "backend/jit/jit.h"
 #include "backend/report/report.h"
 #include "frontend/ast_printer.h"
 #include "ir/printer.h"
 
 namespace gpm::cli {
-
-namespace {
 
 driver::Options options_of(const CommonOptions& common) { return driver::Options{common.include_dirs, {}}; }
 
@@ -37,8 +36,6 @@ int fail(driver::Session& session) {
   return 1;
 }
 
-}  // namespace
-
 int run_check(const CommonOptions& common, const std::vector<std::string>& files) {
   driver::Session session(options_of(common));
   if (!session.check(files)) return fail(session);
@@ -60,7 +57,10 @@ int run_eval(const CommonOptions& common, const EvalOptions& options) {
   auto compiled = session.compile(options.machine, options.app, settings);
   if (!compiled) return fail(session);
   backend::Evaluation evaluation;
-  if (!session.evaluate(*compiled, evaluation)) return fail(session);
+  bool ok = options.backend == "jit"
+                ? backend::jit::evaluate(compiled->module, compiled->bound, session.diags(), evaluation)
+                : session.evaluate(*compiled, evaluation);
+  if (!ok) return fail(session);
   std::cout << (options.format == "json" ? backend::json_report(evaluation) : backend::table_report(evaluation));
   return 0;
 }
@@ -72,6 +72,21 @@ int run_dump_ir(const CommonOptions& common, const EvalOptions& options) {
   auto compiled = session.compile(options.machine, options.app, settings);
   if (!compiled) return fail(session);
   std::cout << ir::print_module(compiled->module, &compiled->bound);
+  return 0;
+}
+
+int run_dump_llvm(const CommonOptions& common, const EvalOptions& options) {
+  driver::Session session(options_of(common));
+  std::vector<driver::Setting> settings;
+  if (!parse_settings(options.sets, settings, session.diags())) return fail(session);
+  auto compiled = session.compile(options.machine, options.app, settings);
+  if (!compiled) return fail(session);
+  // Every parameter not fixed by --set is an input, in slot order: the function a sweep of all of them runs.
+  backend::jit::Options jit;
+  jit.optimize = options.optimized;
+  for (size_t slot = 0; slot < compiled->module.params.size(); ++slot)
+    if (!compiled->bound[slot]) jit.inputs.push_back(int32_t(slot));
+  std::cout << backend::jit::print_llvm(compiled->module, compiled->bound, jit);
   return 0;
 }
 

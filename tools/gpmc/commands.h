@@ -1,5 +1,6 @@
-// commands.h: the gpmc subcommands (check, eval, dump-ast, dump-ir), each returning an exit status.
+// commands.h: the gpmc subcommands (check, eval, sweep, dump-ast, dump-ir, dump-llvm), each returning an exit status.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,11 +16,32 @@ struct EvalOptions {
   std::string machine, app;
   std::vector<std::string> sets;  // name=value
   std::string format = "table";
+  std::string backend = "interp";  // eval: interp or jit
+  bool optimized = false;          // dump-llvm: after the O2 pipeline
+};
+
+struct SweepOptions {
+  std::string machine, app;
+  std::vector<std::string> sets;    // name=value, fixed for every point
+  std::vector<std::string> varies;  // NAME=SPEC
+  std::string format = "csv";
+  std::string backend = "jit";
+  unsigned threads = 0;  // 0: one per core
+  uint64_t max_points = 0;
+  bool progress = true;  // a progress bar when stderr is a terminal and the sweep is long
 };
 
 int run_check(const CommonOptions& common, const std::vector<std::string>& files);
 int run_eval(const CommonOptions& common, const EvalOptions& options);
 int run_dump_ast(const CommonOptions& common, const std::string& file);
 int run_dump_ir(const CommonOptions& common, const EvalOptions& options);
+int run_dump_llvm(const CommonOptions& common, const EvalOptions& options);
+int run_sweep(const CommonOptions& common, const SweepOptions& options);
+
+// Shared by the subcommands: splits `name=value` settings (false with a diagnostic), prints errors.
+bool parse_settings(const std::vector<std::string>& sets, std::vector<driver::Setting>& out,
+                    frontend::DiagnosticEngine& diags);
+driver::Options options_of(const CommonOptions& common);
+int fail(driver::Session& session);
 
 }  // namespace gpm::cli

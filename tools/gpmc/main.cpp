@@ -68,6 +68,10 @@ int main(int argc, char** argv) {
   eval->add_option("--format", eval_options.format, "Output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->default_val("table");
+  eval->add_option("--backend", eval_options.backend,
+                   "interp (the reference interpreter) or jit (LLVM; the same output, slower to start)")
+      ->check(CLI::IsMember({"interp", "jit"}))
+      ->default_val("interp");
   add_includes(eval);
   eval->footer(
       "Examples:\n"
@@ -87,12 +91,50 @@ int main(int argc, char** argv) {
   dump_ir->add_option("--set", ir_options.sets, "Override a parameter (repeatable)");
   add_includes(dump_ir);
 
+  gpm::cli::SweepOptions sweep_options;
+  auto* sweep = app.add_subcommand("sweep", "Evaluate the cross product of parameter ranges (one row per point)");
+  sweep->add_option("machine", sweep_options.machine, "Machine model (.gpm)")->required();
+  sweep->add_option("app", sweep_options.app, "App model (.gpm)")->required();
+  sweep->add_option("--vary", sweep_options.varies,
+                    "NAME=SPEC, SPEC a list a,b,c, a linear range a:b:step or a geometric range a..b*factor, units "
+                    "included (repeatable; the cross product, the first --vary outermost)")
+      ->required();
+  sweep->add_option("--set", sweep_options.sets, "Fix a parameter for every point (repeatable)");
+  sweep->add_option("--format", sweep_options.format, "Output format")
+      ->check(CLI::IsMember({"csv", "json", "table"}))
+      ->default_val("csv");
+  sweep->add_option("--threads", sweep_options.threads, "Worker threads (default: one per core)")
+      ->check(CLI::Range(1u, 1024u));
+  sweep->add_option("--max-points", sweep_options.max_points, "Refuse sweeps of more points (default 100000000)")
+      ->check(CLI::PositiveNumber);
+  sweep->add_option("--backend", sweep_options.backend, "jit (compiled, the default) or interp")
+      ->check(CLI::IsMember({"interp", "jit"}))
+      ->default_val("jit");
+  sweep->add_flag("!--no-progress", sweep_options.progress, "No progress bar (shown only on a terminal, for long sweeps)");
+  add_includes(sweep);
+  sweep->footer(
+      "Examples:\n"
+      "  gpmc sweep machines/titan.gpm apps/bandwidth.gpm --vary bytes=1B..1GiB*2\n"
+      "  gpmc sweep machines/summit.gpm apps/jacobi2d.gpm --vary n=1024:16384:1024 --vary link_bw=25GB/s,50GB/s\n"
+      "Output: CSV with one header row (the varied names, total_s, each phase's time in seconds), one row per\n"
+      "point in a fixed order, the same for every --threads. Exit status: 0 on success, 1 on any error; a point\n"
+      "that fails (a parameter out of its range...) is reported with the interpreter's diagnostics after the\n"
+      "rows before it. Described in docs/output.md.");
+
+  auto* dump_llvm = app.add_subcommand("dump-llvm", "Print the LLVM module the JIT compiles for MACHINE and APP");
+  dump_llvm->add_option("machine", ir_options.machine, "Machine model (.gpm)")->required();
+  dump_llvm->add_option("app", ir_options.app, "App model (.gpm)")->required();
+  dump_llvm->add_option("--set", ir_options.sets, "Fix a parameter (repeatable); the others are function inputs");
+  dump_llvm->add_flag("--optimized", ir_options.optimized, "After the O2 pipeline (target-specific)");
+  add_includes(dump_llvm);
+
   // CLI11 reports an unknown first word as a missing subcommand; name it instead.
   if (argc > 1 && argv[1][0] != '-') {
     std::string word = argv[1];
-    if (word != "check" && word != "eval" && word != "dump-ast" && word != "dump-ir") {
+    if (word != "check" && word != "eval" && word != "sweep" && word != "dump-ast" && word != "dump-ir" &&
+        word != "dump-llvm") {
       std::cerr << "gpmc: error: unknown subcommand `" << word
-                << "` (check, eval, dump-ast, dump-ir) [UsageError]\nRun `gpmc --help`.\n";
+                << "` (check, eval, sweep, dump-ast, dump-ir, dump-llvm) [UsageError]\nRun `gpmc --help`.\n";
       return 1;
     }
   }
@@ -112,6 +154,8 @@ int main(int argc, char** argv) {
   return run_with_large_stack([&]() -> int {
     if (*check) return gpm::cli::run_check(common, check_files);
     if (*eval) return gpm::cli::run_eval(common, eval_options);
+    if (*sweep) return gpm::cli::run_sweep(common, sweep_options);
+    if (*dump_llvm) return gpm::cli::run_dump_llvm(common, ir_options);
     if (*dump_ast) return gpm::cli::run_dump_ast(common, ast_file);
     return gpm::cli::run_dump_ir(common, ir_options);
   });

@@ -1,0 +1,79 @@
+// sweep.h: `gpmc sweep`: --vary specs to axes, and the evaluation of their cross product on threads.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/interp/interpreter.h"
+#include "backend/jit/jit.h"
+#include "driver/pipeline.h"
+#include "frontend/units.h"
+#include "ir/ir.h"
+
+namespace gpm::driver {
+
+// One varied parameter: its name as written, its slot, and its values in base units, in sweep order.
+struct SweepAxis {
+  std::string name;
+  int32_t slot = -1;
+  frontend::Dim dim;
+  std::vector<double> values;
+};
+
+// What `--vary NAME=SPEC` says before any value is parsed. SPEC is a list `a,b,c` (one value is a list of
+// one), a linear range `a:b:step` or a geometric range `a..b*factor`.
+struct VarySpec {
+  enum class Kind { List, Linear, Geometric };
+  std::string name, spec;
+  Kind kind = Kind::List;
+  std::vector<std::string> parts;  // List: the values; Linear: a, b, step; Geometric: a, b, factor
+};
+
+inline constexpr uint64_t kDefaultMaxPoints = 100'000'000;
+
+// Splits `NAME=SPEC`; false with a UsageError diagnostic when it is malformed.
+bool parse_vary(const std::string& argument, VarySpec& out, frontend::DiagnosticEngine& diags);
+
+// Resolves each spec to a parameter of the compiled model and expands its values (units parsed as --set
+// parses them). Refuses a parameter varied twice, one that shapes the model (Module::shape_slots), an empty
+// or endless range, and a cross product of more than `max_points` points.
+bool plan_axes(Session& session, const Compiled& compiled, const std::vector<VarySpec>& specs, uint64_t max_points,
+               std::vector<SweepAxis>& axes);
+
+// The number of points of the cross product (saturates at UINT64_MAX).
+uint64_t point_count(const std::vector<SweepAxis>& axes);
+
+// The cross product of the axes, evaluated by the JIT or the interpreter's values-only path. Point i has
+// the first axis outermost and the last fastest (the order of nested loops written in --vary order).
+class Sweep {
+ public:
+  enum class Backend { Jit, Interp };
+  Sweep(const ir::Module& module, const backend::SlotValues& bound, std::vector<SweepAxis> axes, Backend backend);
+  ~Sweep();
+  uint64_t size() const { return size_; }
+  size_t phase_count() const { return phases_; }
+  const std::vector<SweepAxis>& axes() const { return axes_; }
+  double compile_seconds() const { return compile_seconds_; }
+  // The value of each axis at point `index`.
+  void coordinates(uint64_t index, double* out) const;
+  // The bound slots of point `index` (the model's bound values with the axes' values set).
+  backend::SlotValues bound_at(uint64_t index) const;
+  // Evaluates points [begin, end) on `threads` threads: totals[i - begin], phases[(i - begin) * phase_count()
+  // + k]. Returns the first invalid point (NaN total), or -1. Every point is computed on its own, so the
+  // results do not depend on `threads`.
+  int64_t run(uint64_t begin, uint64_t end, unsigned threads, double* totals, double* phases) const;
+
+ private:
+  void run_range(uint64_t begin, uint64_t end, double* totals, double* phases) const;
+  const ir::Module& module_;
+  backend::SlotValues bound_;
+  std::vector<SweepAxis> axes_;
+  Backend backend_;
+  uint64_t size_ = 0;
+  size_t phases_ = 0;
+  double compile_seconds_ = 0;
+  std::unique_ptr<backend::jit::CompiledModel> jitted_;
+};
+
+}  // namespace gpm::driver

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# backends_agree.sh: every golden `eval` test gives its expected output byte for byte with --backend jit too,
+# and every shipped machine x app pair gives the same table and JSON with both backends.
+set -uo pipefail
+GPMC=$1
+cd "$2"
+failures=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+count=0
+while IFS= read -r test; do
+  case "$test" in */inputs/*) continue ;; esac
+  [ -e "${test%.gpm}.run" ] && continue
+  line=$(head -n1 "$test")
+  case "$line" in *--backend*) continue ;; "// RUN: eval "*) ;; *) continue ;; esac
+  args=${line#// RUN: }
+  args=${args//%s/$test}
+  eval "set -- $args"
+  "$GPMC" "$@" --backend jit > "$work/out" 2> "$work/err"
+  status=$?
+  { printf '# exit: %s\n# stdout:\n' "$status"; cat "$work/out"; printf '# stderr:\n'; cat "$work/err"; } > "$work/actual"
+  if ! cmp -s "$work/actual" "${test%.gpm}.out"; then
+    echo "FAIL (--backend jit differs from ${test%.gpm}.out): $test"
+    diff "${test%.gpm}.out" "$work/actual" | head -20
+    failures=$((failures + 1))
+  fi
+  count=$((count + 1))
+done < <(find tests/golden -name '*.gpm' | sort)
+for machine in machines/*.gpm; do
+  for app in apps/*.gpm; do
+    for format in table json; do
+      if ! diff <("$GPMC" eval "$machine" "$app" --format "$format") \
+                <("$GPMC" eval "$machine" "$app" --format "$format" --backend jit) > /dev/null; then
+        echo "FAIL: $machine $app --format $format differs between backends"
+        failures=$((failures + 1))
+      fi
+      count=$((count + 1))
+    done
+  done
+done
+echo "$count comparisons, $failures failures"
+[ "$failures" -eq 0 ]

@@ -1,0 +1,208 @@
+// sweep_command.cpp: `gpmc sweep`: plans the axes, evaluates the points in batches, writes CSV, JSON or a table.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "backend/report/report.h"
+#include "driver/sweep.h"
+#include "tools/gpmc/commands.h"
+
+namespace gpm::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// Writes the rows of one batch (and the header before the first) in the chosen format.
+class Writer {
+ public:
+  Writer(const std::string& format, const driver::Sweep& sweep, const ir::Module& module)
+      : format_(format), sweep_(sweep), module_(module) {}
+
+  void header() {
+    if (format_ == "csv") {
+      std::vector<std::string> columns;
+      for (const auto& axis : sweep_.axes()) columns.push_back(csv_field(axis.name));
+      columns.push_back("total_s");
+      for (const auto& phase : module_.root.children) columns.push_back(csv_field(phase.name));
+      out_ += fmt::format("{}\n", fmt::join(columns, ","));
+    } else if (format_ == "json") {
+      nlohmann::ordered_json head;
+      head["machine"] = module_.machine_name;
+      head["app"] = module_.app_name;
+      head["varied"] = nlohmann::ordered_json::array();
+      for (const auto& axis : sweep_.axes())
+        head["varied"].push_back({{"name", axis.name}, {"dimension", frontend::dim_name(axis.dim)}});
+      head["phases"] = nlohmann::ordered_json::array();
+      for (const auto& phase : module_.root.children) head["phases"].push_back(phase.name);
+      std::string text = head.dump(2);
+      text.pop_back();  // reopen the object: "points" follows
+      while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+      out_ += text + ",\n  \"points\": [";
+    } else {
+      for (const auto& axis : sweep_.axes()) table_.push_back({axis.name});
+      table_.push_back({"total"});
+      for (const auto& phase : module_.root.children) table_.push_back({phase.name});
+    }
+  }
+
+  void rows(uint64_t begin, uint64_t end, const double* totals, const double* phases) {
+    size_t dims = sweep_.axes().size(), p = sweep_.phase_count();
+    std::vector<double> at(dims);
+    for (uint64_t i = begin; i < end; ++i) {
+      sweep_.coordinates(i, at.data());
+      const double* ph = phases + (i - begin) * p;
+      double total = totals[i - begin];
+      if (format_ == "csv") {
+        for (size_t k = 0; k < dims; ++k) fmt::format_to(std::back_inserter(out_), "{},", at[k]);
+        fmt::format_to(std::back_inserter(out_), "{}", total);
+        for (size_t k = 0; k < p; ++k) fmt::format_to(std::back_inserter(out_), ",{}", ph[k]);
+        out_ += '\n';
+      } else if (format_ == "json") {
+        nlohmann::ordered_json point;
+        for (size_t k = 0; k < dims; ++k) point[sweep_.axes()[k].name] = at[k];
+        point["total_s"] = total;
+        point["phases_s"] = std::vector<double>(ph, ph + p);
+        out_ += (i == 0 ? "\n    " : ",\n    ") + point.dump();
+      } else {
+        size_t c = 0;
+        for (size_t k = 0; k < dims; ++k) table_[c++].push_back(frontend::format_quantity(at[k], sweep_.axes()[k].dim));
+        table_[c++].push_back(backend::format_seconds(total));
+        for (size_t k = 0; k < p; ++k) table_[c++].push_back(backend::format_seconds(ph[k]));
+      }
+    }
+    flush();
+  }
+
+  void finish() {
+    if (format_ == "json") out_ += sweep_.size() ? "\n  ]\n}\n" : "]\n}\n";
+    if (format_ == "table") {
+      size_t rows = table_.empty() ? 0 : table_[0].size();
+      for (size_t r = 0; r < rows; ++r) {
+        std::string line;
+        for (size_t c = 0; c < table_.size(); ++c) {
+          size_t width = 0;
+          for (const auto& cell : table_[c]) width = std::max(width, cell.size());
+          bool left = c >= sweep_.axes().size() + 1;  // phase columns: names are long, values short
+          line += (c ? "  " : "") + (left ? fmt::format("{:<{}}", table_[c][r], width)
+                                          : fmt::format("{:>{}}", table_[c][r], width));
+        }
+        while (!line.empty() && line.back() == ' ') line.pop_back();
+        out_ += line + "\n";
+      }
+    }
+    flush();
+  }
+
+ private:
+  void flush() {
+    std::fwrite(out_.data(), 1, out_.size(), stdout);
+    out_.clear();
+  }
+  std::string format_;
+  const driver::Sweep& sweep_;
+  const ir::Module& module_;
+  std::string out_;
+  std::vector<std::vector<std::string>> table_;  // one column each, header first
+};
+
+// A one-line bar on stderr, redrawn at most ten times a second.
+class Progress {
+ public:
+  Progress(bool enabled, uint64_t total) : enabled_(enabled), total_(total), start_(Clock::now()) {}
+  void update(uint64_t done) {
+    if (!enabled_ || done == 0) return;
+    double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+    double left = elapsed * double(total_ - done) / double(done);
+    if (!shown_ && elapsed + left < 1.0) return;  // short work: no bar at all
+    if (shown_ && elapsed - last_ < 0.1 && done < total_) return;
+    last_ = elapsed;
+    shown_ = true;
+    int filled = int(30.0 * double(done) / double(total_));
+    std::fprintf(stderr, "\r[%s%s] %5.1f%% %llu/%llu points, %.0f s left ", std::string(size_t(filled), '#').c_str(),
+                 std::string(size_t(30 - filled), ' ').c_str(), 100.0 * double(done) / double(total_),
+                 static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_), std::ceil(left));
+  }
+  void clear() {
+    if (shown_) std::fprintf(stderr, "\r%s\r", std::string(80, ' ').c_str());
+  }
+
+ private:
+  bool enabled_;
+  uint64_t total_;
+  Clock::time_point start_;
+  bool shown_ = false;
+  double last_ = 0;
+};
+
+}  // namespace
+
+int run_sweep(const CommonOptions& common, const SweepOptions& options) {
+  driver::Session session(options_of(common));
+  auto& diags = session.diags();
+  std::vector<driver::Setting> settings;
+  if (!parse_settings(options.sets, settings, diags)) return fail(session);
+  std::vector<driver::VarySpec> specs(options.varies.size());
+  for (size_t k = 0; k < specs.size(); ++k)
+    if (!driver::parse_vary(options.varies[k], specs[k], diags)) return fail(session);
+  if (options.threads > 1024) {
+    diags.error(frontend::DiagKind::UsageError, {}, fmt::format("--threads {}: at most 1024", options.threads));
+    return fail(session);
+  }
+  auto compiled = session.compile(options.machine, options.app, settings);
+  if (!compiled) return fail(session);
+  std::vector<driver::SweepAxis> axes;
+  uint64_t max_points = options.max_points ? options.max_points : driver::kDefaultMaxPoints;
+  if (!driver::plan_axes(session, *compiled, specs, max_points, axes)) return fail(session);
+
+  driver::Sweep sweep(compiled->module, compiled->bound, std::move(axes),
+                      options.backend == "interp" ? driver::Sweep::Backend::Interp : driver::Sweep::Backend::Jit);
+  unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  Writer writer(options.format, sweep, compiled->module);
+  writer.header();
+  Progress progress(options.progress && isatty(STDERR_FILENO), sweep.size());
+  const uint64_t batch = 1 << 16;
+  std::vector<double> totals(batch), phases(batch * sweep.phase_count());
+  for (uint64_t begin = 0; begin < sweep.size(); begin += batch) {
+    uint64_t end = std::min(sweep.size(), begin + batch);
+    int64_t invalid = sweep.run(begin, end, threads, totals.data(), phases.data());
+    if (invalid >= 0) {
+      // The rows before it are written; the interpreter says what is wrong with this point.
+      writer.rows(begin, uint64_t(invalid), totals.data(), phases.data());
+      std::fflush(stdout);
+      progress.clear();
+      backend::Evaluation ignored;
+      std::vector<double> where(sweep.axes().size());
+      sweep.coordinates(uint64_t(invalid), where.data());
+      std::string point;
+      for (size_t k = 0; k < where.size(); ++k)
+        point += fmt::format("{}{}={}", k ? ", " : "", sweep.axes()[k].name,
+                             frontend::format_quantity(where[k], sweep.axes()[k].dim));
+      if (backend::evaluate(compiled->module, sweep.bound_at(uint64_t(invalid)), diags, ignored))
+        throw std::logic_error("sweep: a point the interpreter accepts was found invalid");
+      diags.note({}, fmt::format("at sweep point {} ({}); the rows before it are written", invalid + 1, point));
+      return fail(session);
+    }
+    writer.rows(begin, end, totals.data(), phases.data());
+    progress.update(end);
+  }
+  writer.finish();
+  progress.clear();
+  return 0;
+}
+
+}  // namespace gpm::cli
