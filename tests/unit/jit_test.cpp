@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -193,4 +194,59 @@ TEST_CASE("jit: the printed module names its functions, inputs and runtime calls
         std::string::npos);
   CHECK(text.find("@gpmc_rt_pow") != std::string::npos);
   CHECK(text.find("verify") == std::string::npos);
+}
+
+namespace {
+
+// A toy engine: the time is the sum of its inputs; a negative input is an error (NaN from `time`).
+class SumEngine : public ir::Engine {
+ public:
+  std::string name() const override { return "sum"; }
+  double time(std::span<const double> inputs) const override {
+    double t = 0;
+    for (double x : inputs) t = x < 0 || std::isnan(t) ? NAN : t + x;
+    return t;
+  }
+  ir::EngineResult run(std::span<const double> inputs) const override {
+    ir::EngineResult r;
+    r.time_s = time(inputs);
+    if (std::isnan(r.time_s)) r.error = "a negative input";
+    return r;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("jit: engine tasks call the engine through the runtime with their inputs") {
+  ir::Module m;
+  ir::Builder builder(m);
+  ir::ValueId def = builder.constant(1, frontend::Dim::seconds());
+  ir::ValueId x = builder.param(0, def, {});
+  m.params.push_back({"x", "", frontend::Dim::seconds(), x});
+  ir::ValueId two = builder.constant(2, frontend::Dim::seconds());
+  m.engine_calls.push_back({std::make_shared<SumEngine>(), {x, two, x}});
+  ir::Task task = ir::Task::make(ir::TaskKind::Engine, "sum");
+  task.engine_call = 0;
+  ir::Task phase = ir::Task::make(ir::TaskKind::Iterate, "iterate 3");
+  phase.value = builder.constant(3, frontend::Dim());
+  phase.children.push_back(task);
+  m.root = ir::Task::make(ir::TaskKind::Seq, "app");
+  m.root.children.push_back(phase);
+  backend::jit::Options options;
+  options.inputs = {0};
+  auto compiled = backend::jit::CompiledModel::compile(m, {}, options);
+  double phases[1];
+  double in = 4;
+  CHECK(compiled->point()(&in, phases) == 30);  // (4 + 2 + 4) * 3
+  CHECK(phases[0] == 30);
+  in = -1;
+  CHECK(std::isnan(compiled->point()(&in, phases)));
+  frontend::SourceManager sources;
+  frontend::DiagnosticEngine diags(sources);
+  backend::Evaluation a, b;
+  REQUIRE(backend::evaluate(m, {5.0}, diags, a));
+  REQUIRE(backend::jit::evaluate(m, {5.0}, diags, b));
+  CHECK(a.total_s == b.total_s);
+  CHECK_FALSE(backend::jit::evaluate(m, {-5.0}, diags, b));
+  CHECK(test::DiagnosticsView{diags}.has(frontend::DiagKind::EngineError));
 }
