@@ -36,6 +36,46 @@ struct Codegen {
   std::vector<llvm::Value*> v{};  // the value of each instruction
   std::vector<llvm::Value*> p{};  // its poison flag (i1)
   llvm::Value* ok = nullptr;    // every needed value clean and every check passed
+  std::vector<bool> always{};   // needed whatever the selects choose (reached without a select's branch)
+  std::vector<bool> needed{};   // needed for some choice of the selects
+
+  // Which instructions the checks and the fold need: `always` follows every operand but a select's branches,
+  // `needed` follows them all. Operands precede their users, so one backward pass suffices.
+  void analyse_needs() {
+    size_t n = m.instrs.size();
+    always.assign(n, false);
+    needed.assign(n, false);
+    auto root = [&](ValueId x) {
+      if (x >= 0) always[size_t(x)] = needed[size_t(x)] = true;
+    };
+    for (const auto& param : m.params) root(param.value);
+    for (const auto& let : m.lets) root(let.second);
+    for (const Check& check : m.checks) root(check.value), root(check.lo), root(check.hi);
+    std::vector<const Task*> stack = {&m.root};
+    while (!stack.empty()) {
+      const Task* t = stack.back();
+      stack.pop_back();
+      if (t->kind == TaskKind::Op || t->kind == TaskKind::Iterate) root(t->value);
+      if (t->kind == TaskKind::Engine)
+        for (ValueId x : m.engine_calls.at(size_t(t->engine_call)).inputs) root(x);
+      for (const auto& child : t->children) stack.push_back(&child);
+    }
+    for (size_t i = n; i-- > 0;) {
+      const Instr& in = m.instrs[i];
+      if (in.op == Opcode::Const) continue;
+      if (in.op == Opcode::Param) {
+        size_t slot = size_t(in.slot);
+        bool from_default = !(slot < input_of_slot.size() && input_of_slot[slot] >= 0) && !(slot < bound.size() && bound[slot]);
+        if (!from_default) continue;
+      }
+      for (ValueId x : {in.a, in.b, in.c}) {
+        if (x < 0) continue;
+        bool branch = in.op == Opcode::Select && x != in.a;
+        if (always[i] && !branch) always[size_t(x)] = true;
+        if (needed[i]) needed[size_t(x)] = true;
+      }
+    }
+  }
 
   llvm::Constant* num(double x) { return llvm::ConstantFP::get(f64, x); }
   llvm::Value* f() { return b.getFalse(); }
@@ -105,7 +145,11 @@ struct Codegen {
       case Opcode::Sub: r = b.CreateFSub(a, bv); break;
       case Opcode::Mul: r = b.CreateFMul(a, bv); break;
       case Opcode::Div: r = b.CreateFDiv(a, bv); break;
-      case Opcode::Pow: r = b.CreateCall(mod.getFunction("gpmc_rt_pow"), {a, bv}); break;
+      case Opcode::Pow: {  // ir::apply squares by a multiplication: the same here when the exponent is a constant 2
+        auto* k = llvm::dyn_cast<llvm::ConstantFP>(bv);
+        r = k && k->isExactlyValue(2.0) ? b.CreateFMul(a, a) : b.CreateCall(mod.getFunction("gpmc_rt_pow"), {a, bv});
+        break;
+      }
       case Opcode::Min: r = intrinsic(llvm::Intrinsic::minnum, {a, bv}); break;  // fmin
       case Opcode::Max: r = intrinsic(llvm::Intrinsic::maxnum, {a, bv}); break;  // fmax
       case Opcode::Neg: r = b.CreateFNeg(a); break;
@@ -128,6 +172,20 @@ struct Codegen {
     }
     v[i] = r;
     auto flag = [&](ValueId x) { return x >= 0 ? p[size_t(x)] : f(); };
+    if (!needed[i]) {  // nothing reads its poison: a branch no needed value can take
+      p[i] = f();
+      return;
+    }
+    if (always[i]) {
+      // Needed whatever the branches: any poison makes the point invalid, so it goes straight into `ok`,
+      // and the flag itself stays false. Its operands (the condition of a select) are `always` too and
+      // report their own faults; NaN is only ever produced by a fault, so a fresh fault is exactly a
+      // non-finite result (x / 0, sqrt and log2 out of their domain and overflows all give one).
+      if (in.op == Opcode::Select) require(b.CreateNot(b.CreateSelect(nonzero(a), flag(in.b), flag(in.c))));
+      if (may_fault) require(b.CreateNot(not_finite(r)));
+      p[i] = f();
+      return;
+    }
     llvm::Value* poison;
     if (in.op == Opcode::Select) {
       llvm::Value* fb = flag(in.b);
@@ -252,6 +310,7 @@ struct Codegen {
     v.assign(n, nullptr);
     p.assign(n, nullptr);
     ok = b.getTrue();
+    analyse_needs();
     for (size_t i = 0; i < n; ++i) {
       instruction(i, inputs);
       if (names && !llvm::isa<llvm::Constant>(v[i])) v[i]->setName("v" + std::to_string(i));

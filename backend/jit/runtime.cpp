@@ -5,9 +5,10 @@
 #include <span>
 
 #include "ir/engine.h"
+#include "ir/semantics.h"
 
 extern "C" {
-double gpmc_rt_pow(double a, double b) { return std::pow(a, b); }
+double gpmc_rt_pow(double a, double b) { return gpm::ir::apply(gpm::ir::Opcode::Pow, a, b, 0); }
 double gpmc_rt_log2(double a) { return std::log2(a); }
 double gpmc_rt_engine_time(const void* engine, const double* inputs, int64_t n) {
   try {

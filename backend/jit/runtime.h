@@ -3,8 +3,8 @@
 #include <cstdint>
 
 extern "C" {
-// std::pow and std::log2, called rather than inlined as LLVM intrinsics, so that no rewrite (pow(x, 0.5) to
-// sqrt, pow(2, x) to exp2) can make the JIT differ from the interpreter by one rounding.
+// ir::apply's Pow and std::log2, called rather than inlined as LLVM intrinsics, so that no rewrite (pow(x, 0.5)
+// to sqrt, pow(2, x) to exp2) can make the JIT differ from the interpreter by one rounding.
 double gpmc_rt_pow(double a, double b);
 double gpmc_rt_log2(double a);
 // The time of an engine (a `const gpm::ir::Engine*`) at these inputs: Engine::time, NaN on any error.
