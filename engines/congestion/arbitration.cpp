@@ -1,0 +1,229 @@
+// arbitration.cpp: the congestion factors of one step: PCIe Algorithm 1 (steps B-D) and max-min fair sharing.
+#include <algorithm>
+#include <limits>
+
+#include "engines/congestion/plan.h"
+
+namespace gpm::engines::congestion {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kEps = 1e-12;
+}  // namespace
+
+void Workspace::reserve(const Plan& plan) {
+  size_t hops = plan.hop_link.size(), flows = size_t(plan.flow_count), links = size_t(plan.link_count);
+  running.assign(flows, 0);
+  size_t groups = std::max<size_t>(plan.entries.size(), 1);
+  group_in.assign(groups, 0);
+  group_out.assign(groups, 0);
+  group_root.assign(groups, 0);
+  value.assign(hops, 0);
+  raised.assign(hops, 0);
+  hol.assign(flows, 0);
+  later.assign(hops, 0);
+  remaining_capacity.assign(links, 0);
+  unfrozen_on_link.assign(links, 0);
+  frozen.assign(flows, 0);
+}
+
+// Martinasso et al., section V-B, eq. 5 and 6: when the super communications entering an upstream port would
+// overflow it (sum of R > 1), each leaves with R' = R / sum, so every flow is scaled by 1 / sum.
+double upstream_scale(std::span<const double> group_in) {
+  double sum = 0;
+  for (double r : group_in) sum += r;
+  return sum > 1 + kEps ? 1 / sum : 1;
+}
+
+// Section V-C, eq. 7: n super communications share a downstream port; those holding a flow that crossed the root
+// complex get min(max(1/n - tau, 0), R), the others min(1/n + tau, R); without such a flow, min(1/n, R) (the
+// paper writes 1/n; the min keeps a factor from rising at a port, rho' <= rho, as section V-B requires).
+// Reading of the paper's full example (Table I): arbitration applies only where the incoming factors overflow
+// the port, except at the root complex itself, where a lone copy gets 1 - tau (section V-C, last sentence).
+void downstream_share(std::span<const double> group_in, std::span<const uint8_t> crosses_root, double tau,
+                      bool at_root, std::span<double> out) {
+  double sum = 0;
+  bool any_root = false;
+  for (size_t i = 0; i < group_in.size(); ++i) {
+    sum += group_in[i];
+    any_root = any_root || crosses_root[i];
+  }
+  double n = double(group_in.size());
+  if (!at_root && sum <= 1 + kEps) {
+    std::copy(group_in.begin(), group_in.end(), out.begin());
+    return;
+  }
+  for (size_t i = 0; i < group_in.size(); ++i) {
+    if (!any_root)
+      out[i] = std::min(1 / n, group_in[i]);
+    else if (crosses_root[i])
+      out[i] = std::min(std::max(1 / n - tau, 0.0), group_in[i]);
+    else
+      out[i] = std::min(1 / n + tau, group_in[i]);
+  }
+}
+
+// Algorithm 1 (section V-E). Every hop after the first leaves a switch through an output port; the factor a flow
+// has after a port is its running factor there, so a flow's factor for the step is its least factor on the path.
+void pcie_factors(const Plan& p, const uint8_t* active, double tau, double* factor, Workspace& ws, PcieTrace* trace) {
+  const int flows = p.flow_count;
+  for (int f = 0; f < flows; ++f) {
+    ws.running[size_t(f)] = active[f] ? 1.0 : 0.0;
+    if (active[f]) ws.value[size_t(p.path_begin[size_t(f)])] = 1.0;
+  }
+  // Step B: upstream port conflicts, deepest switches first (eq. 6).
+  for (const Port& port : p.up) {
+    double sum = 0;
+    for (int i = port.begin; i < port.end; ++i) sum += ws.running[size_t(p.entries[size_t(i)].flow)];
+    double scale = sum > 1 + kEps ? 1 / sum : 1;
+    for (int i = port.begin; i < port.end; ++i) {
+      const PortEntry& e = p.entries[size_t(i)];
+      if (!active[e.flow]) continue;
+      ws.running[size_t(e.flow)] *= scale;
+      ws.value[size_t(e.hop)] = ws.running[size_t(e.flow)];
+    }
+  }
+  if (trace) trace->after_b.assign(ws.running.begin(), ws.running.end());
+  // Step C: downstream port conflicts from the root complex down (eq. 7). Super communications are the runs of
+  // entries with the same input port.
+  for (const Port& port : p.down) {
+    int groups = 0;
+    int last_in = -1;
+    for (int i = port.begin; i < port.end; ++i) {
+      const PortEntry& e = p.entries[size_t(i)];
+      if (!active[e.flow]) continue;
+      if (groups == 0 || e.in_link != last_in) {
+        ws.group_in[size_t(groups)] = 0;
+        ws.group_root[size_t(groups)] = 0;
+        ++groups;
+        last_in = e.in_link;
+      }
+      ws.group_in[size_t(groups - 1)] += ws.running[size_t(e.flow)];
+      ws.group_root[size_t(groups - 1)] |= uint8_t(e.crossed_root);
+    }
+    if (groups == 0) continue;
+    downstream_share({ws.group_in.data(), size_t(groups)}, {ws.group_root.data(), size_t(groups)}, tau, port.at_root,
+                     {ws.group_out.data(), size_t(groups)});
+    int g = -1;
+    last_in = -1;
+    for (int i = port.begin; i < port.end; ++i) {
+      const PortEntry& e = p.entries[size_t(i)];
+      if (!active[e.flow]) continue;
+      if (g < 0 || e.in_link != last_in) {
+        ++g;
+        last_in = e.in_link;
+      }
+      double in = ws.group_in[size_t(g)];
+      if (in > 0) ws.running[size_t(e.flow)] *= ws.group_out[size_t(g)] / in;
+      ws.value[size_t(e.hop)] = ws.running[size_t(e.flow)];
+    }
+  }
+  if (trace) trace->after_c.assign(ws.running.begin(), ws.running.end());
+  // Step D, eq. 8: flows entering a switch through the same input port are held to the least factor any of them
+  // gets at a port of a later switch (head-of-line blocking).
+  for (int f = 0; f < flows; ++f) {
+    if (!active[f]) continue;
+    double m = kInf;
+    for (int h = p.path_begin[size_t(f) + 1] - 1; h >= p.path_begin[size_t(f)]; --h) {
+      ws.later[size_t(h)] = m;
+      m = std::min(m, ws.value[size_t(h)]);
+    }
+    ws.hol[size_t(f)] = ws.running[size_t(f)];
+  }
+  for (const InputGroup& g : p.input_groups) {
+    double m = kInf;
+    for (int i = g.begin; i < g.end; ++i) {
+      int h = p.input_hops[size_t(i)];
+      if (active[p.hop_flow[size_t(h)]]) m = std::min(m, ws.later[size_t(h)]);
+    }
+    if (m == kInf) continue;
+    for (int i = g.begin; i < g.end; ++i) {
+      int f = p.hop_flow[size_t(p.input_hops[size_t(i)])];
+      if (active[f]) ws.hol[size_t(f)] = std::min(ws.hol[size_t(f)], m);
+    }
+  }
+  auto is_hol = [&](int f) { return ws.hol[size_t(f)] < ws.running[size_t(f)] - kEps; };
+  if (trace) {
+    trace->after_eq8.assign(size_t(flows), 0);
+    for (int f = 0; f < flows; ++f) trace->after_eq8[size_t(f)] = active[f] ? ws.hol[size_t(f)] : 0;
+  }
+  // Eq. 9: at every port, the bandwidth the blocked flows give up is shared equally by the others there.
+  std::copy(ws.value.begin(), ws.value.end(), ws.raised.begin());
+  for (const auto* ports : {&p.up, &p.down})
+    for (const Port& port : *ports) {
+      double given = 0;
+      int others = 0;
+      for (int i = port.begin; i < port.end; ++i) {
+        const PortEntry& e = p.entries[size_t(i)];
+        if (!active[e.flow]) continue;
+        if (is_hol(e.flow))
+          given += ws.value[size_t(e.hop)] - std::min(ws.value[size_t(e.hop)], ws.hol[size_t(e.flow)]);
+        else
+          ++others;
+      }
+      if (others == 0 || given <= kEps) continue;
+      for (int i = port.begin; i < port.end; ++i) {
+        const PortEntry& e = p.entries[size_t(i)];
+        if (active[e.flow] && !is_hol(e.flow)) ws.raised[size_t(e.hop)] += given / others;
+      }
+    }
+  for (int f = 0; f < flows; ++f) {
+    if (!active[f]) {
+      factor[f] = 0;
+      continue;
+    }
+    if (is_hol(f)) {
+      factor[f] = ws.hol[size_t(f)];
+      continue;
+    }
+    double m = 1;
+    for (int h = p.path_begin[size_t(f)]; h < p.path_begin[size_t(f) + 1]; ++h) m = std::min(m, ws.raised[size_t(h)]);
+    factor[f] = m;
+  }
+  if (trace) trace->after_eq9.assign(factor, factor + flows);
+}
+
+// Max-min fairness by progressive filling: all unfrozen flows grow at the same pace; when a link is full, the
+// flows crossing it are frozen at their current rate.
+void maxmin_rates(const Plan& p, const uint8_t* active, const double* capacity, double* rate, Workspace& ws) {
+  const int flows = p.flow_count, links = p.link_count;
+  for (int l = 0; l < links; ++l) {
+    ws.remaining_capacity[size_t(l)] = capacity[l];
+    ws.unfrozen_on_link[size_t(l)] = 0;
+  }
+  int unfrozen = 0;
+  for (int f = 0; f < flows; ++f) {
+    rate[f] = 0;
+    ws.frozen[size_t(f)] = !active[f];
+    if (!active[f]) continue;
+    ++unfrozen;
+    for (int h = p.path_begin[size_t(f)]; h < p.path_begin[size_t(f) + 1]; ++h)
+      ++ws.unfrozen_on_link[size_t(p.hop_link[size_t(h)])];
+  }
+  while (unfrozen > 0) {
+    double delta = kInf;
+    for (int l = 0; l < links; ++l)
+      if (ws.unfrozen_on_link[size_t(l)] > 0)
+        delta = std::min(delta, ws.remaining_capacity[size_t(l)] / ws.unfrozen_on_link[size_t(l)]);
+    if (delta == kInf) break;
+    for (int l = 0; l < links; ++l)
+      ws.remaining_capacity[size_t(l)] -= delta * ws.unfrozen_on_link[size_t(l)];
+    for (int f = 0; f < flows; ++f)
+      if (!ws.frozen[size_t(f)]) rate[f] += delta;
+    for (int f = 0; f < flows; ++f) {
+      if (ws.frozen[size_t(f)]) continue;
+      bool full = false;
+      for (int h = p.path_begin[size_t(f)]; h < p.path_begin[size_t(f) + 1] && !full; ++h) {
+        int l = p.hop_link[size_t(h)];
+        full = ws.remaining_capacity[size_t(l)] <= 1e-12 * capacity[l];
+      }
+      if (!full) continue;
+      ws.frozen[size_t(f)] = 1;
+      --unfrozen;
+      for (int h = p.path_begin[size_t(f)]; h < p.path_begin[size_t(f) + 1]; ++h)
+        --ws.unfrozen_on_link[size_t(p.hop_link[size_t(h)])];
+    }
+  }
+}
+
+}  // namespace gpm::engines::congestion

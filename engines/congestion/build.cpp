@@ -1,0 +1,246 @@
+// build.cpp: routes the flows of a `flows` block over the topology and builds the flat plan the engine runs on.
+#include <algorithm>
+#include <deque>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "engines/congestion/engine.h"
+
+namespace gpm::engines::congestion {
+
+namespace {
+
+struct Hop {
+  int link, dir;
+};
+
+int far_end(const ir::Link& l, int dir) { return dir == 0 ? l.b : l.a; }
+int near_end(const ir::Link& l, int dir) { return dir == 0 ? l.a : l.b; }
+
+// Breadth-first search over directed links in declaration order (the deterministic tie-break of
+// ir::shortest_path); a copy never passes through a GPU, so GPUs are endpoints only. On a tree this is the unique path.
+bool route(const ir::Topology& t, const std::vector<std::vector<Hop>>& adj, int from, int to, std::vector<Hop>& out) {
+  size_t n = t.components.size();
+  std::vector<int> prev_link(n, -1), prev_dir(n, -1);
+  std::vector<uint8_t> seen(n, 0);
+  std::deque<int> queue = {from};
+  seen[size_t(from)] = 1;
+  while (!queue.empty()) {
+    int at = queue.front();
+    queue.pop_front();
+    if (at == to) break;
+    if (at != from && t.components[size_t(at)].kind == "gpu") continue;
+    for (const Hop& hop : adj[size_t(at)]) {
+      int next = far_end(t.links[size_t(hop.link)], hop.dir);
+      if (seen[size_t(next)]) continue;
+      seen[size_t(next)] = 1;
+      prev_link[size_t(next)] = hop.link;
+      prev_dir[size_t(next)] = hop.dir;
+      queue.push_back(next);
+    }
+  }
+  if (!seen[size_t(to)]) return false;
+  out.clear();
+  for (int at = to; at != from;) {
+    Hop hop{prev_link[size_t(at)], prev_dir[size_t(at)]};
+    out.push_back(hop);
+    at = near_end(t.links[size_t(hop.link)], hop.dir);
+  }
+  std::reverse(out.begin(), out.end());
+  return true;
+}
+
+const char* arbitration_name(int a) { return a == int(Arbitration::Pcie) ? "pcie" : "max-min"; }
+
+}  // namespace
+
+std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t, const FabricMap& fabrics,
+                                                          std::vector<FlowSpec> flows, bool unordered,
+                                                          BuildError& error) {
+  auto e = std::make_shared<CongestionEngine>();
+  e->flows_ = std::move(flows);
+  e->unordered_ = unordered;
+  for (const auto& c : t.components) e->component_names.push_back(c.path);
+  Plan& p = e->plan_;
+  p.flow_count = int(e->flows_.size());
+  if (p.flow_count == 0) {
+    error = {-1, "a `flows` block needs at least one flow"};
+    return nullptr;
+  }
+  std::vector<std::vector<Hop>> adj(t.components.size());
+  for (size_t i = 0; i < t.links.size(); ++i) {
+    adj[size_t(t.links[i].a)].push_back({int(i), 0});
+    if (t.links[i].bidirectional) adj[size_t(t.links[i].b)].push_back({int(i), 1});
+  }
+  auto arbitration_of = [&](int link) {
+    int a = link < int(fabrics.link_arbitration.size()) ? fabrics.link_arbitration[size_t(link)] : -1;
+    return a < 0 ? int(Arbitration::MaxMin) : a;
+  };
+  std::map<std::pair<int, int>, int> compact;
+  std::map<int, int> source_of;
+  std::vector<std::vector<Hop>> paths(size_t(p.flow_count));
+  int arbitration = -1;
+  p.path_begin.push_back(0);
+  for (int f = 0; f < p.flow_count; ++f) {
+    const FlowSpec& spec = e->flows_[size_t(f)];
+    const std::string& src = t.components[size_t(spec.src)].path;
+    const std::string& dst = t.components[size_t(spec.dst)].path;
+    if (spec.src == spec.dst) {
+      error = {f, fmt::format("a flow joins two different components, not `{}` to itself", src)};
+      return nullptr;
+    }
+    if (!route(t, adj, spec.src, spec.dst, paths[size_t(f)])) {
+      error = {f, fmt::format("no path of links carries data from `{}` to `{}` (copies do not pass through a gpu)",
+                              src, dst)};
+      return nullptr;
+    }
+    std::string route_text = src;
+    for (const Hop& hop : paths[size_t(f)]) {
+      int a = arbitration_of(hop.link);
+      if (arbitration < 0) arbitration = a;
+      if (a != arbitration) {
+        error = {f, fmt::format("the flows of one block must share one arbitration, but this flow crosses a {} "
+                                "link after {} links",
+                                arbitration_name(a), arbitration_name(arbitration))};
+        return nullptr;
+      }
+      auto [it, fresh] = compact.emplace(std::make_pair(hop.link, hop.dir), int(compact.size()));
+      if (fresh) e->links_.push_back({hop.link, hop.dir});
+      p.hop_link.push_back(it->second);
+      p.hop_flow.push_back(f);
+      route_text += " -> " + t.components[size_t(far_end(t.links[size_t(hop.link)], hop.dir))].path;
+    }
+    e->routes_.push_back(route_text);
+    p.path_begin.push_back(int(p.hop_link.size()));
+    auto [it, fresh] = source_of.emplace(spec.src, int(source_of.size()));
+    if (fresh) {
+      e->by_source_.emplace_back();
+      e->source_names_.push_back(src);
+    }
+    p.source.push_back(it->second);
+    e->by_source_[size_t(it->second)].push_back(f);
+  }
+  p.link_count = int(compact.size());
+  p.source_count = int(source_of.size());
+  p.arbitration = Arbitration(arbitration);
+  e->dependents_.resize(size_t(p.flow_count));
+  int starts = 0;
+  for (int f = 0; f < p.flow_count; ++f) {
+    if (e->flows_[size_t(f)].after >= 0) e->dependents_[size_t(e->flows_[size_t(f)].after)].push_back(f);
+    e->start_input_.push_back(e->flows_[size_t(f)].has_start ? starts++ : -1);
+  }
+  if (p.arbitration != Arbitration::Pcie) return e;
+
+  // PCIe (Martinasso et al., section V): the fabric is a tree rooted at the root complex; depth orders the ports.
+  size_t n = t.components.size();
+  std::vector<int> depth(n, -1);
+  int root = -1, nodes = 0, tree_links = 0;
+  {
+    std::vector<uint8_t> seen(n, 0);
+    std::deque<int> queue = {e->flows_[0].src};
+    seen[size_t(e->flows_[0].src)] = 1;
+    std::vector<uint8_t> link_seen(t.links.size(), 0);
+    while (!queue.empty()) {
+      int at = queue.front();
+      queue.pop_front();
+      ++nodes;
+      if (t.components[size_t(at)].kind == "root") {
+        if (root >= 0) {
+          error = {-1, fmt::format("PCIe arbitration needs one root complex in its fabric, but `{}` and `{}` are both "
+                                   "`root` components",
+                                   t.components[size_t(root)].path, t.components[size_t(at)].path)};
+          return nullptr;
+        }
+        root = at;
+      }
+      for (size_t i = 0; i < t.links.size(); ++i) {
+        const ir::Link& l = t.links[i];
+        if (arbitration_of(int(i)) != int(Arbitration::Pcie) || (l.a != at && l.b != at) || link_seen[i]) continue;
+        link_seen[i] = 1;
+        ++tree_links;
+        int next = l.a == at ? l.b : l.a;
+        if (!seen[size_t(next)]) {
+          seen[size_t(next)] = 1;
+          queue.push_back(next);
+        }
+      }
+    }
+  }
+  if (root < 0) {
+    error = {-1, "PCIe arbitration needs a root complex (a `root` component) in the fabric its flows cross"};
+    return nullptr;
+  }
+  if (tree_links != nodes - 1) {
+    error = {-1, fmt::format("PCIe arbitration needs a tree, but its fabric has {} links between {} components; use "
+                             "max-min arbitration for other graphs",
+                             tree_links, nodes)};
+    return nullptr;
+  }
+  {
+    std::deque<int> queue = {root};
+    depth[size_t(root)] = 0;
+    while (!queue.empty()) {
+      int at = queue.front();
+      queue.pop_front();
+      for (size_t i = 0; i < t.links.size(); ++i) {
+        const ir::Link& l = t.links[i];
+        if (arbitration_of(int(i)) != int(Arbitration::Pcie) || (l.a != at && l.b != at)) continue;
+        int next = l.a == at ? l.b : l.a;
+        if (depth[size_t(next)] < 0) {
+          depth[size_t(next)] = depth[size_t(at)] + 1;
+          queue.push_back(next);
+        }
+      }
+    }
+  }
+  // Output ports: every hop after a flow's first leaves a switch (or the root complex) through one.
+  struct Raw {
+    int node, out_link;
+    bool up;
+    std::vector<PortEntry> entries;
+  };
+  std::map<int, Raw> ports;  // by compact out link
+  std::map<int, std::vector<int>> inputs;  // by compact in link: hops leaving the switch entered by it
+  for (int f = 0; f < p.flow_count; ++f) {
+    bool crossed = false;
+    const auto& path = paths[size_t(f)];
+    for (size_t k = 1; k < path.size(); ++k) {
+      int h = p.path_begin[size_t(f)] + int(k);
+      const ir::Link& l = t.links[size_t(path[k].link)];
+      int node = near_end(l, path[k].dir), next = far_end(l, path[k].dir);
+      if (depth[size_t(node)] < 0 || depth[size_t(next)] < 0) {
+        error = {f, "this flow leaves the PCIe tree of the block's first flow; flows of one block share one tree"};
+        return nullptr;
+      }
+      crossed = crossed || node == root;
+      auto [it, fresh] = ports.emplace(p.hop_link[size_t(h)], Raw{node, p.hop_link[size_t(h)],
+                                                                  depth[size_t(next)] < depth[size_t(node)], {}});
+      it->second.entries.push_back({f, h, p.hop_link[size_t(h) - 1], crossed});
+      inputs[p.hop_link[size_t(h) - 1]].push_back(h);
+    }
+  }
+  std::vector<Raw*> up, down;
+  for (auto& [link, raw] : ports) (raw.up ? up : down).push_back(&raw);
+  std::stable_sort(up.begin(), up.end(), [&](Raw* a, Raw* b) { return depth[size_t(a->node)] > depth[size_t(b->node)]; });
+  std::stable_sort(down.begin(), down.end(),
+                   [&](Raw* a, Raw* b) { return depth[size_t(a->node)] < depth[size_t(b->node)]; });
+  for (auto* list : {&up, &down})
+    for (Raw* raw : *list) {
+      std::stable_sort(raw->entries.begin(), raw->entries.end(),
+                       [](const PortEntry& a, const PortEntry& b) { return a.in_link < b.in_link; });
+      Port port{raw->out_link, raw->node == root, int(p.entries.size()), 0};
+      p.entries.insert(p.entries.end(), raw->entries.begin(), raw->entries.end());
+      port.end = int(p.entries.size());
+      (list == &up ? p.up : p.down).push_back(port);
+    }
+  for (auto& [link, hops] : inputs) {
+    InputGroup g{int(p.input_hops.size()), 0};
+    p.input_hops.insert(p.input_hops.end(), hops.begin(), hops.end());
+    g.end = int(p.input_hops.size());
+    p.input_groups.push_back(g);
+  }
+  return e;
+}
+
+}  // namespace gpm::engines::congestion

@@ -1,0 +1,255 @@
+// engine.cpp: the dynamic congestion graph (Martinasso et al., section IV-A): an event loop over flow starts and
+// ends; in each step every active flow moves bytes at its congestion factor times its path bandwidth.
+#include "engines/congestion/engine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "engines/congestion/simulator.h"
+
+namespace gpm::engines::congestion {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+}
+
+Simulator::Simulator(const CongestionEngine& e, std::span<const double> inputs, bool cache)
+    : e_(e), p_(e.plan()), use_cache_(cache && e.plan().flow_count <= 64) {
+  size_t i = 0, flows = size_t(p_.flow_count);
+  auto next = [&] { return i < inputs.size() ? inputs[i++] : std::nan(""); };
+  if (e.uses_tau()) tau_ = next();
+  cap_.resize(size_t(p_.link_count));
+  for (auto& c : cap_) c = next();
+  bytes_.resize(flows);
+  for (auto& b : bytes_) b = next();
+  start_.assign(flows, 0);
+  for (size_t f = 0; f < flows; ++f)
+    if (e.start_input_[f] >= 0) start_[f] = inputs.size() > i + size_t(e.start_input_[f]) ? inputs[i + size_t(e.start_input_[f])] : std::nan("");
+  path_bw_.assign(flows, kInf);
+  for (size_t f = 0; f < flows; ++f)
+    for (int h = p_.path_begin[f]; h < p_.path_begin[f + 1]; ++h)
+      path_bw_[f] = std::min(path_bw_[f], cap_[size_t(p_.hop_link[size_t(h)])]);
+  ws_.reserve(p_);
+  remaining_.assign(flows, 0);
+  issue_.assign(flows, 0);
+  begin_.assign(flows, 0);
+  end_.assign(flows, 0);
+  rate_.assign(flows, 0);
+  factor_.assign(flows, 0);
+  active_.assign(flows, 0);
+  done_.assign(flows, 0);
+  if (e.uses_tau() && !(tau_ >= 0 && tau_ <= 1)) input_error_ = fmt::format("tau must be from 0 to 1, not {}", tau_);
+  for (size_t l = 0; l < cap_.size() && input_error_.empty(); ++l)
+    if (!(cap_[l] > 0) || !std::isfinite(cap_[l])) input_error_ = fmt::format("a link bandwidth must be positive, not {}", cap_[l]);
+  for (size_t f = 0; f < flows && input_error_.empty(); ++f) {
+    if (!(bytes_[f] >= 0) || !std::isfinite(bytes_[f]))
+      input_error_ = fmt::format("flow `{}` moves {} bytes; a size must be finite and not negative", e.flows()[f].name, bytes_[f]);
+    else if (!(start_[f] >= 0) || !std::isfinite(start_[f]))
+      input_error_ = fmt::format("flow `{}` starts at {} s; a start time must be finite and not negative", e.flows()[f].name, start_[f]);
+  }
+}
+
+// The rates of the active flows; factors too when not cached.
+void Simulator::compute_rates(uint64_t mask) {
+  if (use_cache_) {
+    auto it = cache_.find(mask);
+    if (it != cache_.end()) {
+      std::copy_n(pool_.begin() + it->second, p_.flow_count, rate_.begin());
+      return;
+    }
+  }
+  if (p_.arbitration == Arbitration::Pcie) {
+    pcie_factors(p_, active_.data(), tau_, factor_.data(), ws_);
+    for (int f = 0; f < p_.flow_count; ++f) rate_[size_t(f)] = factor_[size_t(f)] * path_bw_[size_t(f)];
+  } else {
+    maxmin_rates(p_, active_.data(), cap_.data(), rate_.data(), ws_);
+    for (int f = 0; f < p_.flow_count; ++f) factor_[size_t(f)] = rate_[size_t(f)] / path_bw_[size_t(f)];
+  }
+  if (use_cache_) {
+    cache_.emplace(mask, uint32_t(pool_.size()));
+    pool_.insert(pool_.end(), rate_.begin(), rate_.end());
+  }
+}
+
+double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::string* error) {
+  if (!input_error_.empty()) {
+    if (error) *error = input_error_;
+    return std::nan("");
+  }
+  const int flows = p_.flow_count;
+  const bool source_arbitration = p_.arbitration == Arbitration::Pcie;
+  for (int f = 0; f < flows; ++f) {
+    remaining_[size_t(f)] = bytes_[size_t(f)];
+    done_[size_t(f)] = 0;
+    issue_[size_t(f)] = e_.flows_[size_t(f)].after >= 0 ? kInf : start_[size_t(f)];
+    begin_[size_t(f)] = kInf;
+    end_[size_t(f)] = kInf;
+  }
+  double t = 0, makespan = 0;
+  int left = flows;
+  while (left > 0) {
+    uint64_t mask = 0;
+    bool any = false;
+    std::fill(active_.begin(), active_.end(), 0);
+    if (source_arbitration) {
+      // Step A (section V-A): a source sends one copy at a time, first come first served.
+      for (const auto& list : e_.by_source_) {
+        int best = -1;
+        for (int f : list) {
+          if (done_[size_t(f)] || issue_[size_t(f)] > t) continue;
+          if (best < 0 || issue_[size_t(f)] < issue_[size_t(best)] ||
+              (issue_[size_t(f)] == issue_[size_t(best)] && rank[f] < rank[best]))
+            best = f;
+        }
+        if (best >= 0) {
+          active_[size_t(best)] = 1;
+          mask |= uint64_t(1) << (best & 63);
+          any = true;
+        }
+      }
+    } else {
+      for (int f = 0; f < flows; ++f)
+        if (!done_[size_t(f)] && issue_[size_t(f)] <= t) {
+          active_[size_t(f)] = 1;
+          mask |= uint64_t(1) << (f & 63);
+          any = true;
+        }
+    }
+    double next = kInf;
+    for (int f = 0; f < flows; ++f)
+      if (!done_[size_t(f)] && issue_[size_t(f)] > t) next = std::min(next, issue_[size_t(f)]);
+    if (any) compute_rates(mask);
+    for (int f = 0; f < flows; ++f) {
+      if (!active_[size_t(f)]) continue;
+      if (begin_[size_t(f)] == kInf) begin_[size_t(f)] = t;
+      if (remaining_[size_t(f)] <= 0)
+        next = t;
+      else if (rate_[size_t(f)] > 0)
+        next = std::min(next, t + remaining_[size_t(f)] / rate_[size_t(f)]);
+    }
+    if (next == kInf) {
+      if (error) {
+        std::string stuck;
+        for (int f = 0; f < flows; ++f)
+          if (active_[size_t(f)]) stuck += (stuck.empty() ? "`" : ", `") + e_.flows_[size_t(f)].name + "`";
+        *error = fmt::format("at {} s no flow can progress: {} get a congestion factor of 0 (tau is too large for "
+                             "the copies sharing a port)",
+                             t, stuck.empty() ? "the remaining flows" : stuck);
+      }
+      return std::nan("");
+    }
+    double dt = next - t;
+    if (out && dt > 0 && out->steps.size() < kMaxSteps) {
+      CongestionEngine::Schedule::Step step{t, next, {}};
+      for (int f = 0; f < flows; ++f)
+        if (active_[size_t(f)]) step.factors.push_back({f, use_cache_ ? rate_[size_t(f)] / path_bw_[size_t(f)] : factor_[size_t(f)]});
+      out->steps.push_back(std::move(step));
+    }
+    for (int f = 0; f < flows; ++f) {
+      if (!active_[size_t(f)]) continue;
+      double moved = rate_[size_t(f)] * dt;
+      remaining_[size_t(f)] -= moved;
+      if (remaining_[size_t(f)] > 1e-9 * bytes_[size_t(f)] && t + remaining_[size_t(f)] / rate_[size_t(f)] > next) continue;
+      done_[size_t(f)] = 1;
+      end_[size_t(f)] = next;
+      makespan = std::max(makespan, next);
+      --left;
+      for (int g : e_.dependents_[size_t(f)]) issue_[size_t(g)] = next;
+    }
+    t = next;
+  }
+  if (out) {
+    out->issued = issue_;
+    out->start = begin_;
+    out->end = end_;
+    out->makespan = makespan;
+  }
+  return makespan;
+}
+
+std::vector<int> CongestionEngine::written_rank() const {
+  std::vector<int> rank(flows_.size(), 0);
+  for (const auto& list : by_source_)
+    for (size_t i = 0; i < list.size(); ++i) rank[size_t(list[i])] = int(i);
+  return rank;
+}
+
+CongestionEngine::Schedule CongestionEngine::simulate(std::span<const double> inputs, const std::vector<int>& rank) const {
+  Schedule s;
+  Simulator sim(*this, inputs, false);
+  sim.run(rank.data(), &s, &s.error);
+  return s;
+}
+
+double CongestionEngine::time(std::span<const double> inputs) const {
+  Simulator sim(*this, inputs, false);
+  auto rank = written_rank();
+  return sim.run(rank.data(), nullptr, nullptr);
+}
+
+ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
+  ir::EngineResult r;
+  Schedule s = simulate(inputs, written_rank());
+  if (!s.error.empty()) {
+    r.error = s.error;
+    r.time_s = std::nan("");
+    return r;
+  }
+  r.time_s = s.makespan;
+  Simulator sim(*this, inputs, false);
+  nlohmann::ordered_json detail;
+  detail["arbitration"] = plan_.arbitration == Arbitration::Pcie ? "pcie" : "max-min";
+  if (uses_tau()) detail["tau"] = inputs[0];
+  nlohmann::ordered_json flows = nlohmann::ordered_json::array();
+  double bytes_total = 0;
+  for (size_t f = 0; f < flows_.size(); ++f) {
+    double bytes = sim.bytes(int(f));
+    bytes_total += bytes;
+    flows.push_back({{"name", flows_[f].name},
+                     {"src", component_names[size_t(flows_[f].src)]},
+                     {"dst", component_names[size_t(flows_[f].dst)]},
+                     {"bytes", bytes},
+                     {"route", routes_[f]},
+                     {"issued_s", s.issued[f]},
+                     {"start_s", s.start[f]},
+                     {"end_s", s.end[f]}});
+  }
+  detail["flows"] = flows;
+  nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+  for (const auto& step : s.steps) {
+    nlohmann::ordered_json factors = nlohmann::ordered_json::array();
+    for (const auto& [f, factor] : step.factors) factors.push_back({{"flow", flows_[size_t(f)].name}, {"factor", factor}});
+    steps.push_back({{"start_s", step.start_s}, {"end_s", step.end_s}, {"factors", factors}});
+  }
+  detail["steps"] = steps;
+  if (s.steps.size() >= Simulator::kMaxSteps) detail["steps_truncated"] = true;
+  r.terms.push_back({"flows", double(flows_.size()), frontend::Dim::count(), false});
+  r.terms.push_back({"bytes moved", bytes_total, frontend::Dim::byte(), false});
+  r.detail = std::move(detail);
+  return r;
+}
+
+std::string CongestionEngine::describe() const {
+  std::string out = plan_.arbitration == Arbitration::Pcie ? "arbitration pcie (Algorithm 1), tau = input 0"
+                                                           : "arbitration max-min (progressive filling)";
+  if (unordered_) out += "; each source's flows in any order (gpmc search)";
+  for (size_t f = 0; f < flows_.size(); ++f) {
+    out += fmt::format("\nflow {}: {}", flows_[f].name, routes_[f]);
+    if (flows_[f].after >= 0) out += fmt::format(" after {}", flows_[size_t(flows_[f].after)].name);
+  }
+  return out;
+}
+
+PcieTrace CongestionEngine::pcie_step(const std::vector<uint8_t>& active, double tau) const {
+  PcieTrace trace;
+  Workspace ws;
+  ws.reserve(plan_);
+  std::vector<double> factor(flows_.size());
+  pcie_factors(plan_, active.data(), tau, factor.data(), ws, &trace);
+  return trace;
+}
+
+}  // namespace gpm::engines::congestion

@@ -1,0 +1,105 @@
+// engine.h: the congestion engine: a dynamic congestion graph of flows over the node's links (event loop), and
+// the search over the orders in which each source sends its flows.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engines/congestion/plan.h"
+#include "ir/engine.h"
+#include "ir/ir.h"
+
+namespace gpm::engines::congestion {
+
+// A flow as the app describes it.
+struct FlowSpec {
+  std::string name;      // its label, or "SRC -> DST"
+  int src = -1, dst = -1;  // components
+  int after = -1;        // the flow whose end starts this one, or -1
+  bool has_start = false;  // its start time is an input (else 0, or the end of `after`)
+};
+
+// Which arbitration each link of the topology belongs to (-1: none declared, max-min applies).
+struct FabricMap {
+  std::vector<int> link_arbitration;  // per ir::Link: int(Arbitration) or -1
+};
+
+// What went wrong building a plan, and for which flow (-1: the whole block).
+struct BuildError {
+  int flow = -1;
+  std::string message;
+};
+
+// The structure of one `flows` block: built once by the lowering, immutable and thread-safe afterwards.
+// Inputs, in order: tau (PCIe only), the bandwidth of each directed link used (link_inputs()), the bytes of each
+// flow, and the start time of each flow that has one.
+class CongestionEngine : public ir::Engine {
+ public:
+  // Routes every flow and builds the plan; on failure returns false with `error` set.
+  static std::shared_ptr<CongestionEngine> build(const ir::Topology& topology, const FabricMap& fabrics,
+                                                 std::vector<FlowSpec> flows, bool unordered, BuildError& error);
+
+  std::string name() const override { return "congestion"; }
+  double time(std::span<const double> inputs) const override;
+  ir::EngineResult run(std::span<const double> inputs) const override;
+  std::string describe() const override;
+
+  const Plan& plan() const { return plan_; }
+  const std::vector<FlowSpec>& flows() const { return flows_; }
+  bool uses_tau() const { return plan_.arbitration == Arbitration::Pcie; }
+  // The directed links whose bandwidths are inputs: (link, direction) pairs of the topology.
+  const std::vector<std::pair<int, int>>& link_inputs() const { return links_; }
+  bool unordered() const { return unordered_; }
+
+  // The search over orders: each source's flows may go in any order (the product of the permutations).
+  struct SearchResult {
+    uint64_t orders = 0;
+    double fastest_s = 0, median_s = 0, slowest_s = 0;
+    uint64_t fastest_index = 0, slowest_index = 0;
+    std::vector<std::vector<int>> fastest_order;  // per source (in order of first appearance): flows in order
+    std::vector<std::string> source_names;
+    std::string error;
+  };
+  // Orders to evaluate, or UINT64_MAX when the count overflows.
+  uint64_t order_count() const;
+  // Evaluates every order with `threads` threads; `progress` (may be null) is bumped by orders done.
+  SearchResult search(std::span<const double> inputs, int threads, std::atomic<uint64_t>* progress) const;
+  // The per-source flow lists of order `index` (mixed radix over the sources, each a permutation index).
+  std::vector<std::vector<int>> order_of(uint64_t index) const;
+
+  // Full detail of one evaluation with each flow's FCFS rank (flows of one source sent in rank order).
+  struct Schedule {
+    std::vector<double> issued, start, end;
+    double makespan = 0;
+    struct Step {
+      double start_s, end_s;
+      std::vector<std::pair<int, double>> factors;  // active flow, congestion factor (rate / path bandwidth)
+    };
+    std::vector<Step> steps;
+    std::string error;
+  };
+  Schedule simulate(std::span<const double> inputs, const std::vector<int>& rank) const;
+
+  // Congestion factors of one step with the given flows active (Table I's columns; for tests).
+  PcieTrace pcie_step(const std::vector<uint8_t>& active, double tau) const;
+
+  std::vector<std::string> component_names;  // for reports
+  // Each flow's place in its source's list as written.
+  std::vector<int> written_rank() const;
+
+ private:
+  friend class Simulator;
+  Plan plan_;
+  std::vector<FlowSpec> flows_;
+  std::vector<std::pair<int, int>> links_;
+  std::vector<std::vector<int>> by_source_;  // flows of each compact source, in block order
+  std::vector<std::string> source_names_;
+  std::vector<std::string> routes_;
+  std::vector<int> start_input_;  // per flow: index of its start-time input, or -1
+  std::vector<std::vector<int>> dependents_;
+  bool unordered_ = false;
+};
+
+}  // namespace gpm::engines::congestion

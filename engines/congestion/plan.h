@@ -1,0 +1,91 @@
+// plan.h: the flat, immutable form of a congestion problem (flows, their paths, switch ports) and the arbitration models.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace gpm::engines::congestion {
+
+// How the bandwidth of shared links is divided among the flows crossing them.
+enum class Arbitration {
+  Pcie,    // Martinasso et al., PCIe congestion-aware model, Algorithm 1 (section V)
+  MaxMin,  // max-min fair sharing by progressive filling
+};
+
+// One output port of a switch or root complex that flows of the problem leave through. Its entries are the
+// (flow, hop) pairs that leave through it, sorted by the input port (directed link) they entered by, so that each
+// super communication C(e, l) of the paper is a contiguous run.
+struct Port {
+  int out_link = 0;     // compact directed link
+  bool at_root = false; // the port belongs to the root complex
+  int begin = 0, end = 0;  // into Plan::entries
+};
+
+struct PortEntry {
+  int flow = 0;
+  int hop = 0;      // global hop index (into Plan::hop_link)
+  int in_link = 0;  // the directed link the flow entered the switch by
+  bool crossed_root = false;  // the flow has crossed the root complex at or before this switch
+};
+
+// Flows enter a switch through one input port: the head-of-line groups of eq. 8.
+struct InputGroup {
+  int begin = 0, end = 0;  // into Plan::input_hops
+};
+
+struct Plan {
+  Arbitration arbitration = Arbitration::MaxMin;
+  int flow_count = 0;
+  int link_count = 0;    // directed links used by some flow (compact ids 0..link_count-1)
+  int source_count = 0;  // distinct sources (compact ids)
+  std::vector<int> path_begin;  // flow f's hops are [path_begin[f], path_begin[f + 1])
+  std::vector<int> hop_link;    // compact directed link of each hop, source to destination
+  std::vector<int> hop_flow;    // the flow of each hop
+  std::vector<int> source;      // compact source of each flow
+  // PCIe only. Step B visits `up` (upstream ports, deepest switch first); step C visits `down` (root first).
+  std::vector<Port> up, down;
+  std::vector<PortEntry> entries;
+  std::vector<InputGroup> input_groups;
+  std::vector<int> input_hops;  // global hop indices (the hop leaving the switch) grouped by input port
+};
+
+// Scratch space reused between steps so that the event loop does not allocate.
+struct Workspace {
+  std::vector<double> running;  // per flow: factor so far along its path
+  std::vector<double> group_in, group_out;
+  std::vector<uint8_t> group_root;
+  std::vector<double> value;    // per hop: congestion factor after the port (PCIe), or per flow (max-min)
+  std::vector<double> raised;   // per hop: factor after eq. 9
+  std::vector<double> hol;      // per flow: eq. 8 factor, or a large value
+  std::vector<double> later;    // per hop: the least factor at the flow's later ports
+  std::vector<double> remaining_capacity;
+  std::vector<int> unfrozen_on_link;
+  std::vector<uint8_t> frozen;
+  void reserve(const Plan& plan);
+};
+
+// The factors of Table I's columns, for tests and reports: after steps B, C, D (eq. 8) and D (eq. 9).
+struct PcieTrace {
+  std::vector<double> after_b, after_c, after_eq8, after_eq9;
+};
+
+// Eq. 5-6: the factor by which every flow leaving an upstream port is scaled, given the incoming factor R of each
+// super communication: 1 when they fit (sum <= 1), else 1 / sum.
+double upstream_scale(std::span<const double> group_in);
+
+// Eq. 7: the outgoing factor R' of each super communication at a downstream port. `crosses_root[i]` says whether
+// group i holds a flow that crossed the root complex. Arbitration applies when the incoming factors sum to more
+// than 1, and always at a port of the root complex itself (a lone copy through it gets 1 - tau).
+void downstream_share(std::span<const double> group_in, std::span<const uint8_t> crosses_root, double tau,
+                      bool at_root, std::span<double> out);
+
+// Algorithm 1, steps B-D: the congestion factor of each flow given which flows are active after step A
+// (source arbitration). Inactive flows get 0.
+void pcie_factors(const Plan& plan, const uint8_t* active, double tau, double* factor, Workspace& ws,
+                  PcieTrace* trace = nullptr);
+
+// Max-min fair rates (bytes/s) of the active flows by progressive filling over the directed links' capacities.
+void maxmin_rates(const Plan& plan, const uint8_t* active, const double* capacity, double* rate, Workspace& ws);
+
+}  // namespace gpm::engines::congestion

@@ -1,0 +1,132 @@
+// search.cpp: evaluates every order in which the sources may send their flows (the product of the per-source
+// permutations) on all threads; results depend only on the order index, so any thread count gives the same answer.
+#include <algorithm>
+#include <cmath>
+#include <thread>
+
+#include "engines/congestion/engine.h"
+#include "engines/congestion/simulator.h"
+
+namespace gpm::engines::congestion {
+
+namespace {
+
+uint64_t factorial(size_t k) {
+  uint64_t r = 1;
+  for (size_t i = 2; i <= k; ++i) {
+    if (r > UINT64_MAX / i) return UINT64_MAX;
+    r *= i;
+  }
+  return r;
+}
+
+// Writes rank[f] for the flows of `list` under permutation `digit` (Lehmer code; 0 is the written order).
+void decode(const std::vector<int>& list, uint64_t digit, std::vector<int>& pool, int* rank) {
+  pool.assign(list.begin(), list.end());
+  size_t k = list.size();
+  for (size_t i = 0; i < k; ++i) {
+    uint64_t f = factorial(k - 1 - i);
+    size_t pick = size_t(digit / f);
+    digit %= f;
+    rank[pool[pick]] = int(i);
+    pool.erase(pool.begin() + long(pick));
+  }
+}
+
+}  // namespace
+
+uint64_t CongestionEngine::order_count() const {
+  if (!unordered_) return 1;
+  uint64_t total = 1;
+  for (const auto& list : by_source_) {
+    uint64_t f = factorial(list.size());
+    if (f == UINT64_MAX || total > UINT64_MAX / f) return UINT64_MAX;
+    total *= f;
+  }
+  return total;
+}
+
+std::vector<std::vector<int>> CongestionEngine::order_of(uint64_t index) const {
+  std::vector<int> rank(flows_.size(), 0), pool;
+  std::vector<std::vector<int>> out;
+  for (const auto& list : by_source_) {
+    uint64_t radix = unordered_ ? factorial(list.size()) : 1;
+    decode(list, index % radix, pool, rank.data());
+    index /= radix;
+    std::vector<int> ordered(list.size());
+    for (int f : list) ordered[size_t(rank[size_t(f)])] = f;
+    out.push_back(std::move(ordered));
+  }
+  return out;
+}
+
+CongestionEngine::SearchResult CongestionEngine::search(std::span<const double> inputs, int threads,
+                                                        std::atomic<uint64_t>* progress) const {
+  SearchResult result;
+  result.orders = order_count();
+  result.source_names = source_names_;
+  std::vector<double> makespan(size_t(result.orders));
+  constexpr uint64_t kChunk = 2048;
+  std::atomic<uint64_t> next{0};
+  std::vector<std::string> errors(size_t(std::max(threads, 1)));
+  std::vector<uint64_t> error_at(errors.size(), UINT64_MAX);
+  auto work = [&](size_t id) {
+    Simulator sim(*this, inputs, true);
+    std::vector<int> rank(flows_.size(), 0), pool;
+    for (;;) {
+      uint64_t begin = next.fetch_add(kChunk);
+      if (begin >= result.orders) break;
+      uint64_t end = std::min(result.orders, begin + kChunk);
+      for (uint64_t i = begin; i < end; ++i) {
+        uint64_t index = i;
+        for (const auto& list : by_source_) {
+          uint64_t radix = unordered_ ? factorial(list.size()) : 1;
+          decode(list, index % radix, pool, rank.data());
+          index /= radix;
+        }
+        std::string error;
+        makespan[size_t(i)] = sim.run(rank.data(), nullptr, error_at[id] == UINT64_MAX ? &error : nullptr);
+        if (std::isnan(makespan[size_t(i)]) && i < error_at[id]) {
+          error_at[id] = i;
+          if (!error.empty()) errors[id] = error;
+        }
+      }
+      if (progress) progress->fetch_add(end - begin);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work, size_t(t));
+  work(0);
+  for (auto& th : pool) th.join();
+  uint64_t first_error = UINT64_MAX;
+  for (size_t t = 0; t < errors.size(); ++t)
+    if (error_at[t] < first_error) {
+      first_error = error_at[t];
+      result.error = errors[t];
+    }
+  if (first_error != UINT64_MAX) {
+    if (result.error.empty()) result.error = "an order has no result";
+    return result;
+  }
+  // The smallest index wins ties, so the answer does not depend on the thread count.
+  for (uint64_t i = 0; i < result.orders; ++i) {
+    if (makespan[size_t(i)] < makespan[size_t(result.fastest_index)]) result.fastest_index = i;
+    if (makespan[size_t(i)] > makespan[size_t(result.slowest_index)]) result.slowest_index = i;
+  }
+  result.fastest_s = makespan[size_t(result.fastest_index)];
+  result.slowest_s = makespan[size_t(result.slowest_index)];
+  // The median: the middle value, or the mean of the two middle values for an even count.
+  size_t mid = size_t(result.orders / 2);
+  std::nth_element(makespan.begin(), makespan.begin() + long(mid), makespan.end());
+  double upper = makespan[mid];
+  if (result.orders % 2 == 0) {
+    double lower = *std::max_element(makespan.begin(), makespan.begin() + long(mid));
+    result.median_s = (lower + upper) / 2;
+  } else {
+    result.median_s = upper;
+  }
+  result.fastest_order = order_of(result.fastest_index);
+  return result;
+}
+
+}  // namespace gpm::engines::congestion

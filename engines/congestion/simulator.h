@@ -1,0 +1,36 @@
+// simulator.h: one thread's event loop over a congestion engine's flows, with its scratch space and step cache.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engines/congestion/engine.h"
+
+namespace gpm::engines::congestion {
+
+class Simulator {
+ public:
+  static constexpr size_t kMaxSteps = 10'000;  // steps kept in a report
+  // `cache`: remember the rates of each set of active flows (valid while the inputs stay the same: a search).
+  Simulator(const CongestionEngine& engine, std::span<const double> inputs, bool cache);
+  // The makespan with each source sending in `rank` order; NaN with `error` set when no result exists.
+  double run(const int* rank, CongestionEngine::Schedule* out, std::string* error);
+  double bytes(int flow) const { return bytes_[size_t(flow)]; }
+
+ private:
+  void compute_rates(uint64_t mask);
+  const CongestionEngine& e_;
+  const Plan& p_;
+  double tau_ = 0;
+  std::vector<double> cap_, bytes_, start_, path_bw_;
+  Workspace ws_;
+  std::vector<double> remaining_, issue_, begin_, end_, rate_, factor_;
+  std::vector<uint8_t> active_, done_;
+  std::string input_error_;
+  bool use_cache_;
+  std::unordered_map<uint64_t, uint32_t> cache_;
+  std::vector<double> pool_;
+};
+
+}  // namespace gpm::engines::congestion

@@ -1,0 +1,244 @@
+// congestion_test.cpp: the congestion engine against the PCIe paper's worked examples (Examples 1-2, Tables I-II)
+// and max-min fair sharing against shares computed by hand.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "engines/congestion/engine.h"
+#include "test_support.h"
+
+using namespace gpm;
+using namespace gpm::engines::congestion;
+
+namespace {
+
+bool near(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
+
+// A topology from kinds and undirected links (bandwidths are inputs of the engine, not part of the structure).
+struct Net {
+  ir::Topology t;
+  int add(const std::string& kind, const std::string& path) {
+    t.components.push_back({kind, path, "", {}, {}});
+    return int(t.components.size()) - 1;
+  }
+  void link(int a, int b) {
+    ir::Link l;
+    l.a = a;
+    l.b = b;
+    t.links.push_back(l);
+  }
+};
+
+// Topology T2 (Martinasso et al., Fig. 1): a root complex, two PLX switches, four K80 boards with an internal switch
+// and two GPUs each; GPUs 0-3 under PLX 0, 4-7 under PLX 1.
+struct T2 {
+  Net net;
+  int gpu[8];
+  T2() {
+    int rc = net.add("root", "rc");
+    int plx[2] = {net.add("switch", "plx[0]"), net.add("switch", "plx[1]")};
+    net.link(rc, plx[0]);
+    net.link(rc, plx[1]);
+    for (int k = 0; k < 4; ++k) {
+      int board = net.add("switch", "k80[" + std::to_string(k) + "]");
+      net.link(plx[k / 2], board);
+      for (int g = 0; g < 2; ++g) {
+        gpu[2 * k + g] = net.add("gpu", "g[" + std::to_string(2 * k + g) + "]");
+        net.link(board, gpu[2 * k + g]);
+      }
+    }
+  }
+  FabricMap pcie() const { return {std::vector<int>(net.t.links.size(), int(Arbitration::Pcie))}; }
+};
+
+std::shared_ptr<CongestionEngine> build(const ir::Topology& t, const FabricMap& fabrics, std::vector<FlowSpec> flows,
+                                        bool unordered = false) {
+  BuildError error;
+  auto e = CongestionEngine::build(t, fabrics, std::move(flows), unordered, error);
+  INFO(error.message);
+  REQUIRE(e);
+  return e;
+}
+
+// Inputs: tau, every used link at `bw`, every flow `bytes`.
+std::vector<double> inputs(const CongestionEngine& e, double tau, double bw, double bytes) {
+  std::vector<double> in;
+  if (e.uses_tau()) in.push_back(tau);
+  in.insert(in.end(), e.link_inputs().size(), bw);
+  in.insert(in.end(), e.flows().size(), bytes);
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("congestion: Example 1, upstream port conflict (eq. 5-6)") {
+  // rho_a = 0.6 and rho_b = 0.4 enter by port 4, rho_c = 0.3 and rho_d = 0.5 by port 5, all leave by port 6.
+  double groups[] = {0.6 + 0.4, 0.3 + 0.5};
+  double scale = upstream_scale(groups);
+  CHECK(near(0.6 * scale, 1.0 / 3));
+  CHECK(near(0.4 * scale, 2.0 / 9));
+  CHECK(near(0.3 * scale, 1.0 / 6));
+  CHECK(near(0.5 * scale, 5.0 / 18));
+  double fits[] = {0.5, 0.5};
+  CHECK(upstream_scale(fits) == 1);
+}
+
+TEST_CASE("congestion: Example 2, downstream port conflict with the root-complex penalty (eq. 7)") {
+  double in[] = {0.7, 0.9};
+  uint8_t root[] = {1, 0};  // a crossed the root complex
+  double out[2];
+  downstream_share(in, root, 0.2, false, out);
+  CHECK(near(out[0], 0.3));
+  CHECK(near(out[1], 0.7));
+  // A lone copy leaving the root complex gets 1 - tau (section V-C).
+  double lone[] = {1.0}, lone_out[1];
+  uint8_t crossed[] = {1};
+  downstream_share(lone, crossed, 0.2, true, lone_out);
+  CHECK(near(lone_out[0], 0.8));
+  // Elsewhere, factors that fit the port are left alone.
+  double fit[] = {0.3, 0.7}, fit_out[2];
+  downstream_share(fit, root, 0.2, false, fit_out);
+  CHECK(fit_out[0] == 0.3);
+  CHECK(fit_out[1] == 0.7);
+}
+
+TEST_CASE("congestion: Table I, factors after steps A-D on T2 with tau = 1/5") {
+  T2 t2;
+  auto e = build(t2.net.t, t2.pcie(),
+                 {{"a", t2.gpu[0], t2.gpu[2]}, {"b", t2.gpu[1], t2.gpu[4]}, {"c", t2.gpu[3], t2.gpu[2]},
+                  {"d", t2.gpu[6], t2.gpu[4]}});
+  std::vector<uint8_t> active = {1, 1, 1, 1};  // step A: four different sources, all stay at 1
+  PcieTrace trace = e->pcie_step(active, 0.2);
+  const double b[] = {0.5, 0.5, 1, 1}, c[] = {0.5, 0.3, 0.5, 0.7}, d8[] = {0.3, 0.3, 0.5, 0.7},
+               d9[] = {0.3, 0.3, 0.7, 0.7};
+  for (int f = 0; f < 4; ++f) {
+    CAPTURE(f);
+    CHECK(near(trace.after_b[size_t(f)], b[f]));
+    CHECK(near(trace.after_c[size_t(f)], c[f]));
+    CHECK(near(trace.after_eq8[size_t(f)], d8[f]));
+    CHECK(near(trace.after_eq9[size_t(f)], d9[f]));
+  }
+}
+
+TEST_CASE("congestion: Table II, end times of the full example with B = 300 MB / T_ref") {
+  T2 t2;
+  auto e = build(t2.net.t, t2.pcie(),
+                 {{"a", t2.gpu[0], t2.gpu[2]}, {"b", t2.gpu[1], t2.gpu[4]}, {"c", t2.gpu[3], t2.gpu[2]},
+                  {"d", t2.gpu[6], t2.gpu[4]}});
+  const double t_ref = 25.2829e-3, bw = 300e6 / t_ref;
+  auto s = e->simulate(inputs(*e, 0.2, bw, 300e6), e->written_rank());
+  REQUIRE(s.error.empty());
+  // c and d move at 7/10 until they end; a and b then hold 171.43 MB each and move at 1/2.
+  CHECK(near(s.end[2], t_ref / 0.7));
+  CHECK(near(s.end[3], t_ref / 0.7));
+  CHECK(std::abs(s.end[2] - 36.118e-3) < 0.01e-3);
+  double a_end = t_ref / 0.7 + (300e6 - 0.3 * bw * t_ref / 0.7) / (0.5 * bw);
+  CHECK(near(s.end[0], a_end));
+  CHECK(near(s.end[1], a_end));
+  CHECK(std::abs(s.end[0] - 65.013e-3) < 0.01e-3);
+  REQUIRE(s.steps.size() == 2);
+  CHECK(near(s.steps[1].factors[0].second, 0.5));
+}
+
+TEST_CASE("congestion: a lone copy through the root complex gets 1 - tau, one inside a board 1") {
+  T2 t2;
+  auto e = build(t2.net.t, t2.pcie(), {{"x", t2.gpu[0], t2.gpu[4]}, {"y", t2.gpu[2], t2.gpu[3]}});
+  PcieTrace trace = e->pcie_step({1, 1}, 0.173554);
+  CHECK(near(trace.after_eq9[0], 1 - 0.173554));
+  CHECK(trace.after_eq9[1] == 1);
+}
+
+TEST_CASE("congestion: source arbitration sends one copy per GPU at a time, first come first served") {
+  T2 t2;
+  auto e = build(t2.net.t, t2.pcie(), {{"x", t2.gpu[0], t2.gpu[1]}, {"y", t2.gpu[0], t2.gpu[1]}});
+  auto s = e->simulate(inputs(*e, 0.2, 1e9, 1e9), e->written_rank());
+  CHECK(near(s.end[0], 1.0));
+  CHECK(near(s.start[1], 1.0));
+  CHECK(near(s.end[1], 2.0));
+  auto swapped = e->simulate(inputs(*e, 0.2, 1e9, 1e9), {1, 0});
+  CHECK(near(swapped.end[1], 1.0));
+}
+
+TEST_CASE("congestion: a flow after another starts when it ends") {
+  T2 t2;
+  FlowSpec second{"y", t2.gpu[2], t2.gpu[3]};
+  second.after = 0;
+  auto e = build(t2.net.t, t2.pcie(), {{"x", t2.gpu[0], t2.gpu[1]}, second});
+  auto s = e->simulate(inputs(*e, 0.2, 1e9, 1e9), e->written_rank());
+  CHECK(near(s.start[1], 1.0));
+  CHECK(near(s.makespan, 2.0));
+}
+
+TEST_CASE("congestion: tau so large that copies stall is an error, not a hang") {
+  T2 t2;
+  // Two copies into GPU 4 through PLX 1, one across the root complex: with tau = 1 it gets 0 until the other ends,
+  // then 1 - tau = 0 alone.
+  auto e = build(t2.net.t, t2.pcie(), {{"x", t2.gpu[0], t2.gpu[4]}, {"y", t2.gpu[6], t2.gpu[4]}});
+  auto s = e->simulate(inputs(*e, 1.0, 1e9, 1e9), e->written_rank());
+  CHECK(s.error.find("no flow can progress") != std::string::npos);
+  CHECK(std::isnan(e->time(inputs(*e, 1.0, 1e9, 1e9))));
+}
+
+TEST_CASE("congestion: PCIe arbitration rejects a graph that is not a tree") {
+  T2 t2;
+  t2.net.link(t2.gpu[0] - 1, t2.gpu[2] - 1);  // k80[0] <-> k80[1]: a cycle
+  BuildError error;
+  auto e = CongestionEngine::build(t2.net.t, t2.pcie(), {{"x", t2.gpu[0], t2.gpu[2]}}, false, error);
+  CHECK_FALSE(e);
+  CHECK(error.message.find("needs a tree") != std::string::npos);
+}
+
+TEST_CASE("congestion: max-min fair shares on a ring (not a tree), computed by hand") {
+  // A ring a-b-c-d-a; a -> c routes through b (breadth-first, links in declaration order).
+  Net net;
+  int a = net.add("switch", "a"), b = net.add("switch", "b"), c = net.add("switch", "c"), d = net.add("switch", "d");
+  net.link(a, b);  // 10
+  net.link(b, c);  // 4
+  net.link(c, d);  // 10
+  net.link(d, a);  // 10
+  FabricMap fabrics{std::vector<int>(4, -1)};
+  auto e = build(net.t, fabrics, {{"f1", a, c}, {"f2", b, c}, {"f3", a, b}, {"f4", d, c}});
+  const double cap_of_link[] = {10, 4, 10, 10};
+  std::vector<double> caps;
+  for (auto [link, dir] : e->link_inputs()) caps.push_back(cap_of_link[link]);
+  Workspace ws;
+  ws.reserve(e->plan());
+  std::vector<uint8_t> active(4, 1);
+  std::vector<double> rate(4);
+  maxmin_rates(e->plan(), active.data(), caps.data(), rate.data(), ws);
+  // b -> c (4) is shared by f1 and f2: 2 each; f3 takes the rest of a -> b (8); f4 is alone on d -> c (10).
+  CHECK(near(rate[0], 2));
+  CHECK(near(rate[1], 2));
+  CHECK(near(rate[2], 8));
+  CHECK(near(rate[3], 10));
+}
+
+TEST_CASE("congestion: the search visits every order, deterministically for any thread count") {
+  T2 t2;
+  std::vector<FlowSpec> flows;
+  for (int g = 0; g < 4; ++g)
+    for (int k = 1; k <= 3; ++k) flows.push_back({fmt::format("{}>{}", g, (g + 2 * k) % 8), t2.gpu[g], t2.gpu[(g + 2 * k) % 8]});
+  auto e = build(t2.net.t, t2.pcie(), flows, true);
+  CHECK(e->order_count() == 6 * 6 * 6 * 6);
+  auto in = inputs(*e, 0.173554, 11.6e9, 1e8);
+  auto one = e->search(in, 1, nullptr), two = e->search(in, 2, nullptr), five = e->search(in, 5, nullptr);
+  REQUIRE(one.error.empty());
+  CHECK(one.orders == 1296);
+  CHECK(one.fastest_s <= one.median_s);
+  CHECK(one.median_s <= one.slowest_s);
+  CHECK(one.fastest_s < one.slowest_s);
+  for (const auto* r : {&two, &five}) {
+    CHECK(r->fastest_s == one.fastest_s);
+    CHECK(r->median_s == one.median_s);
+    CHECK(r->slowest_s == one.slowest_s);
+    CHECK(r->fastest_index == one.fastest_index);
+  }
+  // The fastest order, replayed alone, gives the fastest time.
+  std::vector<int> rank(flows.size());
+  for (const auto& list : e->order_of(one.fastest_index))
+    for (size_t i = 0; i < list.size(); ++i) rank[size_t(list[i])] = int(i);
+  CHECK(e->simulate(in, rank).makespan == one.fastest_s);
+  CHECK(e->order_of(0)[0] == std::vector<int>{0, 1, 2});
+}
