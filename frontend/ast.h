@@ -177,12 +177,23 @@ struct NodeDecl {
   SourceRange range;
 };
 
+// `arbitration KIND [on LINKTYPE] { attrs }`: how the links of a fabric share their bandwidth among flows.
+struct ArbitrationDecl {
+  std::string kind;  // pcie | maxmin
+  SourceRange kind_range;
+  std::string link_type;  // empty: every link no other arbitration names
+  SourceRange link_type_range;
+  std::vector<Attr> attrs;
+  SourceRange range;
+};
+
 struct MachineDecl : Decl {
   MachineDecl() : Decl(DeclKind::Machine) {}
   std::vector<std::unique_ptr<ParamDecl>> params;
   std::vector<std::unique_ptr<LetDecl>> lets;
   std::vector<Attr> attrs;
   std::vector<std::unique_ptr<NodeDecl>> nodes;  // exactly one is valid; sema reports others
+  std::vector<ArbitrationDecl> arbitrations;
 };
 
 struct DataDecl {
@@ -203,7 +214,19 @@ struct KernelDecl {
   SourceRange range;
 };
 
-enum class StmtKind { Run, Copy, Seq, Par, Iterate, Phase, Overhead };
+// One flow of a `flows` block: source, destination, size, and a start time or the flow it waits for.
+struct FlowItem {
+  std::string label;  // empty when unlabelled
+  SourceRange label_range;
+  CompRef src, dst;
+  ExprPtr bytes;
+  ExprPtr start;  // `at`; null when absent
+  std::string after;  // `after`; empty when absent
+  SourceRange after_range;
+  SourceRange range;
+};
+
+enum class StmtKind { Run, Copy, Seq, Par, Iterate, Phase, Overhead, Flows };
 
 struct Stmt {
   StmtKind kind;
@@ -217,6 +240,8 @@ struct Stmt {
   ExprPtr expr;  // Copy: bytes or buffer; Iterate: count; Overhead: time
   std::optional<CompRef> on;
   std::vector<std::unique_ptr<Stmt>> body;
+  std::vector<FlowItem> flows;  // Flows
+  bool unordered = false;       // Flows: each source's flows may go in any order (gpmc search)
   // Filled in by sema for a copy whose operand names a data buffer.
   const DataDecl* buffer = nullptr;
 };

@@ -378,7 +378,18 @@ struct AstBuilder::Impl {
       if (item->paramDecl()) params(item->paramDecl(), m->params);
       else if (item->letDecl()) m->lets.push_back(let(item->letDecl()));
       else if (item->attr()) m->attrs.push_back(attr(item->attr()));
-      else {
+      else if (auto* a = item->arbitrationDecl()) {
+        ArbitrationDecl arb;
+        arb.kind = a->kind->getText();
+        arb.kind_range = range(a->kind);
+        if (a->linkType) {
+          arb.link_type = a->linkType->getText();
+          arb.link_type_range = range(a->linkType);
+        }
+        if (a->attrBlock()) arb.attrs = attrs(a->attrBlock());
+        arb.range = range(a);
+        m->arbitrations.push_back(std::move(arb));
+      } else {
         auto node = std::make_unique<NodeDecl>();
         node->items = node_items(item->nodeDecl()->nodeItem());
         node->range = range(item->nodeDecl());
@@ -424,6 +435,26 @@ struct AstBuilder::Impl {
       s->name = ph->IDENT()->getText();
       s->name_range = range(ph->IDENT());
       body(ph->block());
+    } else if (auto* fl = dynamic_cast<P::FlowsStmtContext*>(ctx)) {
+      s->kind = StmtKind::Flows;
+      s->unordered = fl->unordered != nullptr;
+      for (auto* item : fl->flowItem()) {
+        FlowItem f;
+        if (item->label) {
+          f.label = item->label->getText();
+          f.label_range = range(item->label);
+        }
+        f.src = comp_ref(item->src);
+        f.dst = comp_ref(item->dst);
+        f.bytes = expr(item->expr(0));
+        if (item->start) f.start = expr(item->start);
+        if (item->after) {
+          f.after = item->after->getText();
+          f.after_range = range(item->after);
+        }
+        f.range = range(item);
+        s->flows.push_back(std::move(f));
+      }
     } else {
       auto* o = dynamic_cast<P::OverheadStmtContext*>(ctx);
       s->kind = StmtKind::Overhead;

@@ -113,6 +113,15 @@ struct Printer {
       case StmtKind::Iterate: line(depth, "iterate " + print_expr(*s.expr), s.range); break;
       case StmtKind::Phase: line(depth, "phase " + s.name, s.range); break;
       case StmtKind::Overhead: line(depth, "overhead " + print_expr(*s.expr), s.range); break;
+      case StmtKind::Flows:
+        line(depth, s.unordered ? "flows unordered" : "flows", s.range);
+        for (const auto& f : s.flows)
+          line(depth + 1,
+               fmt::format("flow {}{} -> {} {}{}{}", f.label.empty() ? "" : f.label + ": ", ref(f.src), ref(f.dst),
+                           print_expr(*f.bytes), f.start ? " at " + print_expr(*f.start) : "",
+                           f.after.empty() ? "" : " after " + f.after),
+               f.range);
+        break;
     }
     for (const auto& child : s.body) stmt(depth + 1, *child);
   }
@@ -140,6 +149,10 @@ struct Printer {
         for (const auto& p : m.params) param(2, *p);
         for (const auto& l : m.lets) let(2, *l);
         attrs(2, m.attrs);
+        for (const auto& a : m.arbitrations) {
+          line(2, "arbitration " + a.kind + (a.link_type.empty() ? "" : " on " + a.link_type), a.range);
+          attrs(3, a.attrs);
+        }
         for (const auto& n : m.nodes) {
           line(2, "node", n->range);
           node_items(3, n->items);

@@ -40,6 +40,7 @@ const std::map<std::string, std::vector<AttrSpec>, std::less<>>& schemas() {
         {"latency", kTime, "latency plus overhead (L+O) in each direction"},
         {"latency_fwd", kTime, "L+O from the left endpoint to the right"},
         {"latency_rev", kTime, "L+O from the right endpoint to the left"}}},
+      {"PCIe arbitration", {{"tau", kCount, "PCIe root-complex penalty (Martinasso et al. eq. 7), from 0 to 1"}}},
       {"kernel",
        {{"flops", Dim::flop(), "floating-point operations"},
         {"bytes", kBytes, "bytes moved to and from device memory"},

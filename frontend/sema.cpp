@@ -338,6 +338,7 @@ void Sema::check_machine(const MachineDecl& machine) {
     diags_.error(DiagKind::DuplicateDefinition, machine.nodes[i]->range,
                  "a machine has one `node` description (all nodes are alike)");
   check_node_items(machine.nodes[0]->items, false, scope);
+  check_arbitrations(machine);
 }
 
 void Sema::check_app(const AppDecl& app) {
@@ -435,6 +436,7 @@ void Sema::check_stmt(const AppDecl& app, Stmt& s) {
     }
     case StmtKind::Iterate: expect_dim(*s.expr, Dim::count(), "an iteration count", scope); break;
     case StmtKind::Overhead: expect_dim(*s.expr, Dim::seconds(), "an overhead", scope); break;
+    case StmtKind::Flows: check_flows(app, s); break;
     default: break;
   }
   for (auto& child : s.body) check_stmt(app, *child);

@@ -63,6 +63,9 @@ class Sema {
   void check_comp_ref(const CompRef& ref, const Scope& scope);
   void check_app(const AppDecl& app);
   void check_stmt(const AppDecl& app, Stmt& stmt);
+  // Congestion (sema_congestion.cpp): a machine's arbitration declarations and an app's `flows` blocks.
+  void check_arbitrations(const MachineDecl& machine);
+  void check_flows(const AppDecl& app, Stmt& stmt);
   void check_attrs(const std::vector<Attr>& attrs, const std::string& owner_kind, const Scope& scope);
   void expect_dim(Expr& expr, Dim dim, const std::string& what, const Scope& scope);
 

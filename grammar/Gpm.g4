@@ -44,8 +44,13 @@ machineItem
   : paramDecl
   | letDecl
   | nodeDecl
+  | arbitrationDecl
   | attr
   ;
+
+// How shared links divide their bandwidth: `arbitration pcie on PCIe3 { tau = 0.17 }` (links of type PCIe3),
+// `arbitration maxmin` (every link no other arbitration names).
+arbitrationDecl : 'arbitration' kind=IDENT ('on' linkType=IDENT)? attrBlock? ';'? ;
 
 nodeDecl : 'node' '{' nodeItem* '}' ;
 nodeItem
@@ -83,7 +88,10 @@ stmt
   | 'iterate' expr block                                     # iterateStmt
   | 'phase' IDENT block                                      # phaseStmt
   | 'overhead' expr ';'?                                     # overheadStmt
+  | 'flows' unordered='unordered'? '{' flowItem* '}'          # flowsStmt
   ;
+// One flow of a dynamic congestion graph: `a: g[0] -> g[2] 300 MB`, optionally `at TIME` or `after LABEL`.
+flowItem : (label=IDENT ':')? src=compRef '->' dst=compRef expr ('at' start=expr | 'after' after=IDENT)? ';'? ;
 block : '{' stmt* '}' ;
 
 // `^` is parsed left-associative; a chain `a ^ b ^ c` is rejected when the AST is built.

@@ -70,6 +70,7 @@ class Lowerer {
   Task lower_stmt(const frontend::AppDecl& app, const frontend::Stmt& stmt);
   Task lower_run(const frontend::AppDecl& app, const frontend::Stmt& stmt);
   Task lower_copy(const frontend::Stmt& stmt);
+  Task lower_flows(const frontend::Stmt& stmt);  // lower_congestion.cpp
   int gpu_for(const std::optional<frontend::CompRef>& on, SourceRange site);
   ValueId gpu_attr(int gpu, const std::string& attr, SourceRange site, const std::string& why);
 

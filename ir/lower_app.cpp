@@ -187,6 +187,7 @@ Task Lowerer::lower_stmt(const AppDecl& app, const Stmt& s) {
   switch (s.kind) {
     case StmtKind::Run: return lower_run(app, s);
     case StmtKind::Copy: return lower_copy(s);
+    case StmtKind::Flows: return lower_flows(s);
     case StmtKind::Overhead: {
       Task task = Task::make(TaskKind::Op, "overhead " + source_text(s.expr->range), s.range);
       task.model = "overhead as written";

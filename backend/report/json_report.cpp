@@ -44,6 +44,7 @@ std::string json_report(const Evaluation& e) {
     phases.push_back(p);
   }
   doc["phases"] = phases;
+  if (Json flows = flows_json(e); !flows.is_null()) doc["flows"] = flows;
   Json params = Json::array();
   for (const auto& p : e.params)
     params.push_back({{"name", p.name},

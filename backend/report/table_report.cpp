@@ -49,6 +49,7 @@ std::string table_report(const Evaluation& e) {
     out += line + "\n";
     if (i == 0) out += std::string(std::min<size_t>(w[0] + w[1] + w[2] + w[3] + w[4] + w[5] + 10, 120), '-') + "\n";
   }
+  out += flows_table(e);
   out += fmt::format("\ntotal: {}\n", format_seconds(e.total_s));
   std::string params;
   for (const auto& p : e.params)

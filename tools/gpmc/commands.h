@@ -1,4 +1,4 @@
-// commands.h: the gpmc subcommands (check, eval, sweep, dump-ast, dump-ir, dump-llvm), each returning an exit status.
+// commands.h: the gpmc subcommands (check, eval, sweep, dump-ast, dump-ir, dump-llvm, search), each returning an exit status.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -31,6 +31,12 @@ struct SweepOptions {
   bool progress = true;  // a progress bar when stderr is a terminal and the sweep is long
 };
 
+struct SearchOptions {
+  EvalOptions eval;
+  int threads = 0;                        // 0: every hardware thread
+  uint64_t max_orders = 20'000'000;       // refuse larger searches unless raised
+};
+
 int run_check(const CommonOptions& common, const std::vector<std::string>& files);
 int run_eval(const CommonOptions& common, const EvalOptions& options);
 int run_dump_ast(const CommonOptions& common, const std::string& file);
@@ -43,5 +49,7 @@ bool parse_settings(const std::vector<std::string>& sets, std::vector<driver::Se
                     frontend::DiagnosticEngine& diags);
 driver::Options options_of(const CommonOptions& common);
 int fail(driver::Session& session);
+// `gpmc search` (search.cpp): every order of an app's `flows unordered` block.
+int run_search(const CommonOptions& common, const SearchOptions& options);
 
 }  // namespace gpm::cli

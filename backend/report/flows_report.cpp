@@ -1,0 +1,61 @@
+// flows_report.cpp: the flows of congestion engines in the reports: per-flow start and end, per-step factors.
+#include <fmt/format.h>
+
+#include "backend/report/report.h"
+#include "frontend/units.h"
+
+namespace gpm::backend {
+
+namespace {
+constexpr size_t kTableSteps = 40;  // steps shown per operation in the table; JSON has them all
+
+template <typename F>
+void for_each_flow_row(const Evaluation& e, F&& f) {
+  for (const auto& phase : e.phases)
+    for (const auto& row : phase.rows)
+      if (row.detail.is_object() && row.detail.contains("flows")) f(phase, row);
+}
+}  // namespace
+
+std::string flows_table(const Evaluation& e) {
+  std::string out;
+  for_each_flow_row(e, [&](const PhaseResult& phase, const Row& row) {
+    out += fmt::format("\n{} / {} ({} arbitration; times from the start of one execution):\n", phase.name, row.name,
+                       row.detail.value("arbitration", std::string()));
+    size_t w = 0;
+    for (const auto& f : row.detail["flows"]) w = std::max(w, f["name"].get<std::string>().size());
+    for (const auto& f : row.detail["flows"])
+      out += fmt::format("  {:<{}}  {}  {}  start {}  end {}\n", f["name"].get<std::string>(), w,
+                         f["route"].get<std::string>(),
+                         frontend::format_quantity(f["bytes"].get<double>(), frontend::Dim::byte()),
+                         format_seconds(f["start_s"].get<double>()), format_seconds(f["end_s"].get<double>()));
+    const auto& steps = row.detail["steps"];
+    out += "  steps (congestion factor of each active flow):\n";
+    for (size_t i = 0; i < steps.size() && i < kTableSteps; ++i) {
+      std::string factors;
+      for (const auto& f : steps[i]["factors"])
+        factors += fmt::format("{}{} {:.4g}", factors.empty() ? "" : ", ", f["flow"].get<std::string>(),
+                               f["factor"].get<double>());
+      out += fmt::format("    {} .. {}: {}\n", format_seconds(steps[i]["start_s"].get<double>()),
+                         format_seconds(steps[i]["end_s"].get<double>()), factors);
+    }
+    if (steps.size() > kTableSteps) out += fmt::format("    ... {} more steps (see --format json)\n", steps.size() - kTableSteps);
+  });
+  return out;
+}
+
+nlohmann::ordered_json flows_json(const Evaluation& e) {
+  nlohmann::ordered_json all;
+  for_each_flow_row(e, [&](const PhaseResult& phase, const Row& row) {
+    for (const auto& f : row.detail["flows"]) {
+      nlohmann::ordered_json entry;
+      entry["phase"] = phase.name;
+      entry["operation"] = row.name;
+      for (const auto& [key, value] : f.items()) entry[key] = value;
+      all.push_back(entry);
+    }
+  });
+  return all;
+}
+
+}  // namespace gpm::backend

@@ -1,0 +1,106 @@
+// sema_congestion.cpp: checks a machine's `arbitration` declarations and an app's `flows` blocks.
+#include <map>
+
+#include <fmt/format.h>
+
+#include "frontend/schema.h"
+#include "frontend/sema.h"
+#include "frontend/suggest.h"
+
+namespace gpm::frontend {
+
+void Sema::check_arbitrations(const MachineDecl& machine) {
+  Scope scope{nullptr, &machine};
+  std::map<std::string, SourceRange> seen;  // link type ("" for the default) -> where
+  for (const auto& a : machine.arbitrations) {
+    if (a.kind != "pcie" && a.kind != "maxmin") {
+      diags_.error(DiagKind::InvalidKeyword, a.kind_range,
+                   fmt::format("unknown arbitration `{}` (pcie or maxmin){}", a.kind,
+                               did_you_mean(a.kind, {"pcie", "maxmin"})));
+      continue;
+    }
+    if (!a.link_type.empty()) {
+      auto it = program_.globals.find(a.link_type);
+      if (it == program_.globals.end() || it->second->kind != DeclKind::Type ||
+          static_cast<const TypeDecl*>(it->second)->component_kind != "link") {
+        std::vector<std::string> link_types;
+        for (const auto& [name, decl] : program_.globals)
+          if (decl->kind == DeclKind::Type && static_cast<const TypeDecl*>(decl)->component_kind == "link")
+            link_types.push_back(name);
+        diags_.error(DiagKind::UnknownType, a.link_type_range,
+                     fmt::format("`{}` is not a declared link type{}", a.link_type,
+                                 did_you_mean(a.link_type, link_types)));
+        continue;
+      }
+    }
+    auto [it, fresh] = seen.emplace(a.link_type, a.range);
+    if (!fresh) {
+      diags_.error(DiagKind::DuplicateDefinition, a.range,
+                   a.link_type.empty() ? std::string("the default arbitration is declared twice")
+                                       : fmt::format("links of type `{}` already have an arbitration", a.link_type));
+      diags_.note(it->second, "first declared here");
+      continue;
+    }
+    if (a.kind == "maxmin") {
+      for (const auto& attr : a.attrs)
+        diags_.error(DiagKind::UnknownAttribute, attr.name_range,
+                     fmt::format("max-min arbitration has no attributes, so not `{}`", attr.name));
+      continue;
+    }
+    check_attrs(a.attrs, "PCIe arbitration", scope);
+    bool has_tau = false;
+    for (const auto& attr : a.attrs) has_tau = has_tau || attr.name == "tau";
+    if (!has_tau)
+      diags_.error(DiagKind::MissingAttribute, a.kind_range,
+                   "PCIe arbitration needs `tau`, the root-complex penalty (e.g. `{ tau = 0.17 }`)");
+  }
+}
+
+void Sema::check_flows(const AppDecl& app, Stmt& s) {
+  Scope scope{nullptr, &app};
+  std::map<std::string, const FlowItem*> labels;
+  std::vector<std::string> names;
+  for (const auto& f : s.flows) {
+    if (f.label.empty()) continue;
+    auto [it, fresh] = labels.emplace(f.label, &f);
+    if (!fresh) {
+      diags_.error(DiagKind::DuplicateDefinition, f.label_range, fmt::format("flow `{}` is defined twice", f.label));
+      diags_.note(it->second->label_range, "first defined here");
+    } else {
+      names.push_back(f.label);
+    }
+  }
+  if (s.flows.empty())
+    diags_.error(DiagKind::MissingAttribute, s.range, "a `flows` block needs at least one flow: `SRC -> DST BYTES`");
+  for (auto& f : s.flows) {
+    check_comp_ref(f.src, scope);
+    check_comp_ref(f.dst, scope);
+    expect_dim(*f.bytes, Dim::byte(), "the size of a flow", scope);
+    if (f.start) expect_dim(*f.start, Dim::seconds(), "a flow's start time", scope);
+    if (s.unordered && (f.start || !f.after.empty())) {
+      diags_.error(DiagKind::MisplacedDeclaration, f.start ? f.start->range : f.after_range,
+                   "flows in a `flows unordered` block all start together; their order is what `gpmc search` varies");
+      continue;
+    }
+    if (f.after.empty()) continue;
+    auto it = labels.find(f.after);
+    if (it == labels.end()) {
+      diags_.error(DiagKind::UnknownIdentifier, f.after_range,
+                   fmt::format("this block has no flow `{}`{}", f.after, did_you_mean(f.after, names)));
+      continue;
+    }
+    // Waiting for a flow that (through others) waits for this one never starts.
+    const FlowItem* at = it->second;
+    for (size_t steps = 0; at && steps <= s.flows.size(); ++steps) {
+      if (at == &f) {
+        diags_.error(DiagKind::RecursiveDefinition, f.after_range,
+                     fmt::format("flows wait for each other in a cycle through `{}`", f.after));
+        break;
+      }
+      auto next = at->after.empty() ? labels.end() : labels.find(at->after);
+      at = next == labels.end() ? nullptr : next->second;
+    }
+  }
+}
+
+}  // namespace gpm::frontend

@@ -1,0 +1,88 @@
+// congestion_pipeline_test.cpp: `flows` blocks and `arbitration` declarations through the whole pipeline on the
+// shipped machines and apps: the PCIe paper's full example (acceptance 2) and the search's order counts.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <memory>
+
+#include "backend/interp/interpreter.h"
+#include "driver/pipeline.h"
+#include "engines/congestion/engine.h"
+#include "test_support.h"
+
+using namespace gpm;
+
+namespace {
+
+const std::string kRoot = GPM_SOURCE_DIR;
+
+struct Compiled {
+  driver::Session session{driver::Options{{}, GPM_SOURCE_DIR "/stdlib"}};
+  std::unique_ptr<driver::Compiled> compiled;
+  backend::Evaluation result;
+  std::string messages() {
+    std::string out;
+    for (const auto& d : session.diags().diagnostics()) out += session.diags().render(d);
+    return out;
+  }
+};
+
+std::unique_ptr<Compiled> compile(const std::string& machine, const std::string& app,
+                                  const std::vector<driver::Setting>& settings = {}) {
+  auto c = std::make_unique<Compiled>();
+  c->compiled = c->session.compile(kRoot + "/" + machine, kRoot + "/" + app, settings);
+  REQUIRE_MESSAGE(c->compiled, c->messages());
+  REQUIRE_MESSAGE(c->session.evaluate(*c->compiled, c->result), c->messages());
+  return c;
+}
+
+const engines::congestion::CongestionEngine& engine_of(const Compiled& c) {
+  REQUIRE(c.compiled->module.engine_calls.size() == 1);
+  auto* e = dynamic_cast<const engines::congestion::CongestionEngine*>(
+      c.compiled->module.engine_calls[0].engine.get());
+  REQUIRE(e);
+  return *e;
+}
+
+}  // namespace
+
+TEST_CASE("reference: T2 four copies with tau = 0.2 end at 36.118 ms (c, d) and 65.013 ms (a, b)") {
+  auto c = compile("machines/cs_storm_t2.gpm", "apps/t2_four_copies.gpm", {{"tau", "0.2"}});
+  REQUIRE(c->result.phases.size() == 1);
+  const auto& row = c->result.phases[0].rows[0];
+  const auto& flows = row.detail["flows"];
+  REQUIRE(flows.size() == 4);
+  const double expected_ms[] = {65.013, 65.013, 36.118, 36.118};  // Martinasso et al., Table II
+  for (size_t i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    CHECK(std::abs(flows[i]["end_s"].get<double>() * 1e3 - expected_ms[i]) < 0.01);
+    CHECK(flows[i]["start_s"].get<double>() == 0);
+    CHECK(flows[i]["bytes"].get<double>() == 300e6);
+  }
+  CHECK(flows[1]["src"] == "g[1]");
+  CHECK(flows[1]["dst"] == "g[4]");
+  CHECK(c->result.total_s * 1e3 == doctest::Approx(65.013).epsilon(1e-4));
+}
+
+TEST_CASE("reference: the halo apps have 20,736 and 1,679,616 orders on T2") {
+  CHECK(engine_of(*compile("machines/cs_storm_t2.gpm", "apps/halo2d_8gpu.gpm")).order_count() == 20736);
+  CHECK(engine_of(*compile("machines/cs_storm_t2.gpm", "apps/halo3d_8gpu.gpm")).order_count() == 1679616);
+}
+
+TEST_CASE("congestion pipeline: the 2D halo search is the same with 1 and 3 threads") {
+  auto c = compile("machines/cs_storm_t2.gpm", "apps/halo2d_8gpu.gpm");
+  const auto& e = engine_of(*c);
+  auto values = backend::compute_values(c->compiled->module, c->compiled->bound);
+  std::vector<double> inputs;
+  for (auto v : c->compiled->module.engine_calls[0].inputs) inputs.push_back(values[size_t(v)]);
+  auto one = e.search(inputs, 1, nullptr), three = e.search(inputs, 3, nullptr);
+  REQUIRE(one.error.empty());
+  CHECK(one.orders == 20736);
+  CHECK(one.fastest_s == three.fastest_s);
+  CHECK(one.median_s == three.median_s);
+  CHECK(one.slowest_s == three.slowest_s);
+  CHECK(one.fastest_index == three.fastest_index);
+  // No order beats three faces sent back to back at full speed by a GPU with three neighbours.
+  CHECK(one.fastest_s >= 3 * 25.2829e-3 * (1 - 1e-12));
+  CHECK(one.slowest_s / one.fastest_s > 1.5);
+}

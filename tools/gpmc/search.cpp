@@ -1,0 +1,144 @@
+// search.cpp: `gpmc search`: evaluates every order of an app's `flows unordered` block on all threads and reports
+// the fastest, median and slowest makespans, their ratios and the fastest order.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <iostream>
+#include <thread>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "backend/report/report.h"
+#include "engines/congestion/engine.h"
+#include "tools/gpmc/commands.h"
+
+namespace gpm::cli {
+
+namespace {
+
+namespace cg = engines::congestion;
+
+// The Engine tasks of the tree whose engine is a congestion engine with an open order.
+void find_unordered(const ir::Module& m, const ir::Task& t, std::vector<const ir::Task*>& out) {
+  if (t.kind == ir::TaskKind::Engine && t.engine_call >= 0) {
+    auto* e = dynamic_cast<const cg::CongestionEngine*>(m.engine_calls[size_t(t.engine_call)].engine.get());
+    if (e && e->unordered()) out.push_back(&t);
+  }
+  for (const auto& c : t.children) find_unordered(m, c, out);
+}
+
+// A progress bar on stderr, only on a terminal and only once the search has run for a second.
+void show_progress(const std::atomic<uint64_t>& done, uint64_t total, const std::atomic<bool>& finished) {
+  if (!isatty(2)) return;
+  auto begin = std::chrono::steady_clock::now();
+  bool shown = false;
+  while (!finished.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (std::chrono::steady_clock::now() - begin < std::chrono::seconds(1)) continue;
+    double share = total ? double(done.load()) / double(total) : 1;
+    int filled = int(share * 40);
+    std::cerr << fmt::format("\r[{}{}] {:5.1f}% of {} orders", std::string(size_t(filled), '#'),
+                             std::string(size_t(40 - filled), ' '), share * 100, total)
+              << std::flush;
+    shown = true;
+  }
+  if (shown) std::cerr << "\r" << std::string(70, ' ') << "\r" << std::flush;
+}
+
+}  // namespace
+
+int run_search(const CommonOptions& common, const SearchOptions& options) {
+  driver::Session session(driver::Options{common.include_dirs, {}});
+  auto fail = [&] {
+    session.diags().flush(std::cerr);
+    return 1;
+  };
+  std::vector<driver::Setting> settings;
+  if (!parse_settings(options.eval.sets, settings, session.diags())) return fail();
+  auto compiled = session.compile(options.eval.machine, options.eval.app, settings);
+  if (!compiled) return fail();
+  backend::Evaluation evaluation;  // checks every value and evaluates the written order once
+  if (!session.evaluate(*compiled, evaluation)) return fail();
+  const ir::Module& m = compiled->module;
+  std::vector<const ir::Task*> blocks;
+  find_unordered(m, m.root, blocks);
+  if (blocks.size() != 1) {
+    session.diags().error(frontend::DiagKind::NothingToSearch, blocks.empty() ? frontend::SourceRange{} : blocks[1]->range,
+                          blocks.empty() ? fmt::format("app `{}` has no `flows unordered {{ ... }}` block: nothing to "
+                                                       "search",
+                                                       m.app_name)
+                                         : fmt::format("app `{}` has {} `flows unordered` blocks; a search varies one",
+                                                       m.app_name, blocks.size()));
+    return fail();
+  }
+  const ir::EngineCall& call = m.engine_calls[size_t(blocks[0]->engine_call)];
+  const auto& engine = static_cast<const cg::CongestionEngine&>(*call.engine);
+  uint64_t orders = engine.order_count();
+  if (orders > options.max_orders) {
+    session.diags().error(frontend::DiagKind::TooManyOrders, blocks[0]->range,
+                          orders == UINT64_MAX
+                              ? fmt::format("this block has more orders than can be counted; the search is refused")
+                              : fmt::format("this block has {} orders, more than --max-orders {}; raise --max-orders "
+                                            "to evaluate them all",
+                                            orders, options.max_orders));
+    return fail();
+  }
+  std::vector<double> values = backend::compute_values(m, compiled->bound);
+  std::vector<double> inputs;
+  for (ir::ValueId v : call.inputs) inputs.push_back(values[size_t(v)]);
+  int threads = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  std::atomic<uint64_t> done{0};
+  std::atomic<bool> finished{false};
+  std::thread progress([&] { show_progress(done, orders, finished); });
+  auto result = engine.search(inputs, threads, &done);
+  finished = true;
+  progress.join();
+  if (!result.error.empty()) {
+    session.diags().error(frontend::DiagKind::EngineError, blocks[0]->range, result.error);
+    return fail();
+  }
+  const auto& flows = engine.flows();
+  if (options.eval.format == "json") {
+    nlohmann::ordered_json doc;
+    doc["machine"] = m.machine_name;
+    doc["app"] = m.app_name;
+    doc["orders"] = result.orders;
+    doc["fastest_s"] = result.fastest_s;
+    doc["median_s"] = result.median_s;
+    doc["slowest_s"] = result.slowest_s;
+    doc["slowest_over_fastest"] = result.slowest_s / result.fastest_s;
+    doc["slowest_over_median"] = result.slowest_s / result.median_s;
+    doc["fastest_index"] = result.fastest_index;
+    nlohmann::ordered_json order;
+    for (size_t s = 0; s < result.fastest_order.size(); ++s) {
+      nlohmann::ordered_json list = nlohmann::ordered_json::array();
+      for (int f : result.fastest_order[s]) list.push_back(flows[size_t(f)].name);
+      order[result.source_names[s]] = list;
+    }
+    doc["fastest_order"] = order;
+    std::cout << doc.dump(2) << "\n";
+    return 0;
+  }
+  std::string out = fmt::format("search of {} on {}: {} orders\n\n", m.app_name, m.machine_name, result.orders);
+  out += fmt::format("fastest  {}  (order #{})\n", backend::format_seconds(result.fastest_s), result.fastest_index);
+  out += fmt::format("median   {}\n", backend::format_seconds(result.median_s));
+  out += fmt::format("slowest  {}  (order #{})\n", backend::format_seconds(result.slowest_s), result.slowest_index);
+  out += fmt::format("\nslowest / fastest  {:.3f}x\nslowest / median   {:.3f}x\n", result.slowest_s / result.fastest_s,
+                     result.slowest_s / result.median_s);
+  out += "\nfastest order (each source sends its flows left to right):\n";
+  for (size_t s = 0; s < result.fastest_order.size(); ++s) {
+    std::string list;
+    for (int f : result.fastest_order[s]) {
+      std::string name = flows[size_t(f)].name;
+      std::string dst = engine.component_names[size_t(flows[size_t(f)].dst)];
+      list += (list.empty() ? "" : ", ") + (name.find(" -> ") != std::string::npos ? dst : name);
+    }
+    out += fmt::format("  {}: {}\n", result.source_names[s], list);
+  }
+  std::cout << out;
+  return 0;
+}
+
+}  // namespace gpm::cli
