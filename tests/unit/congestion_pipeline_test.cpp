@@ -86,3 +86,31 @@ TEST_CASE("congestion pipeline: the 2D halo search is the same with 1 and 3 thre
   CHECK(one.fastest_s >= 3 * 25.2829e-3 * (1 - 1e-12));
   CHECK(one.slowest_s / one.fastest_s > 1.5);
 }
+
+TEST_CASE("congestion pipeline: max-min all-to-all on the DGX-1 hybrid cube-mesh, shares computed by hand") {
+  auto c = compile("machines/dgx1.gpm", "apps/alltoall_8gpu.gpm");
+  const auto& flows = c->result.phases[0].rows[0].detail["flows"];
+  REQUIRE(flows.size() == 56);
+  // NVLink neighbours (each quad fully connected, GPU i with i+4) have a 20 GB/s link each to themselves.
+  // The 24 other pairs cross PCIe and QPI: each PLX-to-CPU link carries the 6 flows of its two GPUs (3 each),
+  // the tightest link (QPI carries 12 in 38.4 GB/s, a GPU's own PCIe link 3), so each gets pcie_bw / 6.
+  const double chunk = 100e6, nvlink = 20e9, pcie = 16 * 8e9 * 128 / 130 / 8;
+  int over_nvlink = 0, over_pcie = 0;
+  for (const auto& f : flows) {
+    int src = f["src"].get<std::string>()[2] - '0', dst = f["dst"].get<std::string>()[2] - '0';
+    bool neighbours = (src / 4 == dst / 4) || (src % 4 == dst % 4);
+    double expected = neighbours ? chunk / nvlink : chunk / (pcie / 6);
+    CAPTURE(f["name"].get<std::string>());
+    CHECK(std::abs(f["end_s"].get<double>() - expected) <= 1e-9 * expected);
+    (neighbours ? over_nvlink : over_pcie)++;
+  }
+  CHECK(over_nvlink == 32);
+  CHECK(over_pcie == 24);
+}
+
+TEST_CASE("congestion pipeline: max-min all-to-all through the DGX A100 NVSwitch") {
+  auto c = compile("machines/dgx_a100.gpm", "apps/alltoall_8gpu.gpm");
+  // Each GPU's 12 x 25 GB/s link to the switch carries its 7 flows out (and 7 in): 300/7 GB/s each.
+  for (const auto& f : c->result.phases[0].rows[0].detail["flows"])
+    CHECK(std::abs(f["end_s"].get<double>() - 100e6 / (300e9 / 7)) <= 1e-9);
+}
