@@ -36,6 +36,20 @@ struct Codegen {
   std::vector<llvm::Value*> v{};  // the value of each instruction
   std::vector<llvm::Value*> p{};  // its poison flag (i1)
   llvm::Value* ok = nullptr;    // every needed value clean and every check passed
+  // Large modules read their constants from one table: LLVM's code generator looks each floating-point
+  // constant up in its constant pool by a linear search, quadratic with tens of thousands of them.
+  llvm::GlobalVariable* constants = nullptr;
+  std::vector<uint64_t> constant_index{};
+  // Large modules are also cut into basic blocks of a few hundred instructions: instruction selection and
+  // scheduling work per block and grow faster than linearly with its size.
+  bool large = false;
+  size_t emitted = 0;
+  void maybe_split() {
+    if (!large || ++emitted % 256 != 0) return;
+    auto* next = llvm::BasicBlock::Create(ctx, "", b.GetInsertBlock()->getParent());
+    b.CreateBr(next);
+    b.SetInsertPoint(next);
+  }
   std::vector<bool> always{};   // needed whatever the selects choose (reached without a select's branch)
   std::vector<bool> needed{};   // needed for some choice of the selects
 
@@ -117,6 +131,10 @@ struct Codegen {
     const Instr& in = m.instrs[i];
     if (in.op == Opcode::Const) {
       v[i] = num(in.imm);
+      if (constants) {  // a large module: from the constant table, not one constant-pool entry each
+        llvm::Value* at = b.CreateConstInBoundsGEP2_64(constants->getValueType(), constants, 0, constant_index[i]);
+        v[i] = b.CreateLoad(f64, at);
+      }
       p[i] = f();
       return;
     }
@@ -216,6 +234,7 @@ struct Codegen {
     for (const auto& param : m.params) need(param.value);
     for (const auto& [name, value] : m.lets) need(value);
     for (const Check& check : m.checks) {
+      maybe_split();
       need(check.value);
       llvm::Value* x = v[size_t(check.value)];
       switch (check.kind) {
@@ -264,6 +283,7 @@ struct Codegen {
 
   // The time of one execution of `task`, as the interpreter's Folder computes it.
   llvm::Value* fold(const Task& task) {
+    maybe_split();
     if (task.kind == TaskKind::Engine) return engine_time(task);
     if (task.kind == TaskKind::Op) {
       if (task.value == kNoValue) return num(0);
@@ -312,13 +332,17 @@ struct Codegen {
     ok = b.getTrue();
     analyse_needs();
     for (size_t i = 0; i < n; ++i) {
+      maybe_split();
       instruction(i, inputs);
       if (names && !llvm::isa<llvm::Constant>(v[i])) v[i]->setName("v" + std::to_string(i));
     }
     if (store_values) {
       llvm::Value* out = fn->getArg(2);
       out->setName("values_out");
-      for (size_t i = 0; i < n; ++i) b.CreateStore(v[i], b.CreateConstInBoundsGEP1_64(f64, out, i));
+      for (size_t i = 0; i < n; ++i) {
+        maybe_split();
+        b.CreateStore(v[i], b.CreateConstInBoundsGEP1_64(f64, out, i));
+      }
     }
     checks();
     llvm::Value* total = num(0);
@@ -346,6 +370,19 @@ std::unique_ptr<llvm::Module> build_module(llvm::LLVMContext& context, const Mod
     size_t slot = size_t(options.inputs[k]);
     if (slot >= g.input_of_slot.size()) throw std::logic_error("jit: input slot out of range");
     g.input_of_slot[slot] = int(k);
+  }
+  g.large = module.instrs.size() > CompiledModel::kOptimizeLimit;
+  if (g.large) {
+    std::vector<double> table;
+    g.constant_index.assign(module.instrs.size(), 0);
+    for (size_t i = 0; i < module.instrs.size(); ++i)
+      if (module.instrs[i].op == Opcode::Const) {
+        g.constant_index[i] = table.size();
+        table.push_back(module.instrs[i].imm);
+      }
+    auto* init = llvm::ConstantDataArray::get(context, table);
+    g.constants = new llvm::GlobalVariable(*out, init->getType(), true, llvm::GlobalValue::PrivateLinkage, init,
+                                           "gpmc_constants");
   }
   g.declare_runtime();
   g.function("gpmc_point", false);

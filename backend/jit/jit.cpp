@@ -76,12 +76,14 @@ std::unique_ptr<CompiledModel> CompiledModel::compile(const ir::Module& module, 
   auto start = std::chrono::steady_clock::now();
   initialize_llvm();
   std::unique_ptr<CompiledModel> out(new CompiledModel());
+  Options effective = options;
+  if (module.instrs.size() > kOptimizeLimit) effective.optimize = false;
   auto context = std::make_unique<llvm::LLVMContext>();
-  auto llvm_module = build_module(*context, module, bound, options, false);
+  auto llvm_module = build_module(*context, module, bound, effective, false);
   auto target = take(llvm::orc::JITTargetMachineBuilder::detectHost(), "host detection");
-  target.setCodeGenOptLevel(options.optimize ? llvm::CodeGenOpt::Default : llvm::CodeGenOpt::None);
+  target.setCodeGenOptLevel(effective.optimize ? llvm::CodeGenOpt::Default : llvm::CodeGenOpt::None);
   auto machine = host_machine(target);
-  if (options.optimize) optimize(*llvm_module, *machine);
+  if (effective.optimize) optimize(*llvm_module, *machine);
   else llvm_module->setDataLayout(machine->createDataLayout());
   auto jit = take(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(target)).create(), "LLJIT");
 

@@ -29,6 +29,10 @@ using ValuesFn = double (*)(const double* inputs, double* phases_out, double* va
 
 class CompiledModel {
  public:
+  // Above this many IR instructions, a module is compiled without optimisation, in blocks of a few hundred
+  // instructions, its constants in a table: LLVM's O2 pipeline and code generator grow faster than linearly
+  // on one large basic block (15,000 instructions took half a minute).
+  static constexpr size_t kOptimizeLimit = 2'000;
   // Lowers, verifies, optimises and compiles. Throws std::runtime_error if LLVM fails (a compiler bug).
   static std::unique_ptr<CompiledModel> compile(const ir::Module& module, const SlotValues& bound,
                                                 const Options& options);

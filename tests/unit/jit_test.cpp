@@ -250,3 +250,14 @@ TEST_CASE("jit: engine tasks call the engine through the runtime with their inpu
   CHECK_FALSE(backend::jit::evaluate(m, {-5.0}, diags, b));
   CHECK(test::DiagnosticsView{diags}.has(frontend::DiagKind::EngineError));
 }
+
+TEST_CASE("jit: a large module (constant table, many blocks, no O2) agrees with the interpreter") {
+  std::string sum;
+  for (int i = 0; i < 1500; ++i) sum += (i ? " + " : "") + std::to_string(i) + " us * max(x, " + std::to_string(i % 7) + ")";
+  std::string app = "app big {\n  param x = 1 in 0 .. 10\n  overhead (" + sum + ") / x\n}";
+  test::Pipeline p;
+  p.lower(std::string(kMachine) + app, {});
+  REQUIRE(!p.diags.has_errors());
+  REQUIRE(p.ir.instrs.size() > backend::jit::CompiledModel::kOptimizeLimit);
+  compare(app, {"x"}, {{1}, {2.5}, {0}, {10}});
+}

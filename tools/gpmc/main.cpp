@@ -81,16 +81,6 @@ int main(int argc, char** argv) {
       "Exit status: 0 on success, 1 on any error in the input (diagnostics on stderr).\n"
       "The JSON document is described in docs/output.md.");
 
-  auto* dump_ast = app.add_subcommand("dump-ast", "Print the syntax tree of one file");
-  dump_ast->add_option("file", ast_file, ".gpm file")->required();
-  add_includes(dump_ast);
-
-  auto* dump_ir = app.add_subcommand("dump-ir", "Print the IR of an app lowered onto a machine");
-  dump_ir->add_option("machine", ir_options.machine, "Machine model (.gpm)")->required();
-  dump_ir->add_option("app", ir_options.app, "App model (.gpm)")->required();
-  dump_ir->add_option("--set", ir_options.sets, "Override a parameter (repeatable)");
-  add_includes(dump_ir);
-
   gpm::cli::SweepOptions sweep_options;
   auto* sweep = app.add_subcommand("sweep", "Evaluate the cross product of parameter ranges (one row per point)");
   sweep->add_option("machine", sweep_options.machine, "Machine model (.gpm)")->required();
@@ -120,6 +110,16 @@ int main(int argc, char** argv) {
       "point in a fixed order, the same for every --threads. Exit status: 0 on success, 1 on any error; a point\n"
       "that fails (a parameter out of its range...) is reported with the interpreter's diagnostics after the\n"
       "rows before it. Described in docs/output.md.");
+
+  auto* dump_ast = app.add_subcommand("dump-ast", "Print the syntax tree of one file");
+  dump_ast->add_option("file", ast_file, ".gpm file")->required();
+  add_includes(dump_ast);
+
+  auto* dump_ir = app.add_subcommand("dump-ir", "Print the IR of an app lowered onto a machine");
+  dump_ir->add_option("machine", ir_options.machine, "Machine model (.gpm)")->required();
+  dump_ir->add_option("app", ir_options.app, "App model (.gpm)")->required();
+  dump_ir->add_option("--set", ir_options.sets, "Override a parameter (repeatable)");
+  add_includes(dump_ir);
 
   auto* dump_llvm = app.add_subcommand("dump-llvm", "Print the LLVM module the JIT compiles for MACHINE and APP");
   dump_llvm->add_option("machine", ir_options.machine, "Machine model (.gpm)")->required();
