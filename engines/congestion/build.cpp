@@ -122,6 +122,8 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
     e->by_source_[size_t(it->second)].push_back(f);
   }
   p.link_count = int(compact.size());
+  e->queue_begin_.push_back(0);
+  for (const auto& list : e->by_source_) e->queue_begin_.push_back(e->queue_begin_.back() + int(list.size()));
   p.source_count = int(source_of.size());
   p.arbitration = Arbitration(arbitration);
   e->dependents_.resize(size_t(p.flow_count));

@@ -40,6 +40,20 @@ Simulator::Simulator(const CongestionEngine& e, std::span<const double> inputs, 
   rate_.assign(flows, 0);
   factor_.assign(flows, 0);
   active_.assign(flows, 0);
+  head_.assign(size_t(p_.source_count), 0);
+  // A direct table of the sets of active flows when each source has at most one active (the search): a set is the
+  // mixed-radix number of each source's active flow (0 for none, else 1 + its place in the source's list).
+  if (use_cache_) {
+    uint64_t size = 1;
+    slot_of_flow_.assign(flows, 0);
+    for (const auto& list : e.by_source_) {
+      for (size_t k = 0; k < list.size(); ++k) slot_of_flow_[size_t(list[k])] = (k + 1) * size;
+      size *= list.size() + 1;
+      if (size > (uint64_t(1) << 22)) break;
+    }
+    if (size <= (uint64_t(1) << 22)) direct_.assign(size_t(size), -1);
+    scratch_.assign(size_t(p_.source_count), 0);
+  }
   done_.assign(flows, 0);
   if (e.uses_tau() && !(tau_ >= 0 && tau_ <= 1)) input_error_ = fmt::format("tau must be from 0 to 1, not {}", tau_);
   for (size_t l = 0; l < cap_.size() && input_error_.empty(); ++l)
@@ -152,7 +166,7 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
       if (!active_[size_t(f)]) continue;
       double moved = rate_[size_t(f)] * dt;
       remaining_[size_t(f)] -= moved;
-      if (remaining_[size_t(f)] > 1e-9 * bytes_[size_t(f)] && t + remaining_[size_t(f)] / rate_[size_t(f)] > next) continue;
+      if (!finished(f, next)) continue;
       done_[size_t(f)] = 1;
       end_[size_t(f)] = next;
       makespan = std::max(makespan, next);
@@ -168,6 +182,80 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
     out->makespan = makespan;
   }
   return makespan;
+}
+
+// The search's case: every flow issued at 0, each source sending its queue in order (PCIe source arbitration).
+// Only the active flow of each source is visited, and the rates of each set of active flows come from the cache.
+double Simulator::run_queues(const int* queue) {
+  if (!input_error_.empty()) return std::nan("");
+  const int sources = p_.source_count;
+  for (int s = 0; s < sources; ++s) head_[size_t(s)] = e_.queue_begin_[size_t(s)];
+  for (int f = 0; f < p_.flow_count; ++f) remaining_[size_t(f)] = bytes_[size_t(f)];
+  double t = 0, makespan = 0;
+  int left = p_.flow_count;
+  while (left > 0) {
+    uint64_t mask = 0, slot = 0;
+    for (int s = 0; s < sources; ++s)
+      if (head_[size_t(s)] < e_.queue_begin_[size_t(s) + 1]) {
+        int f = queue[head_[size_t(s)]];
+        mask |= uint64_t(1) << f;
+        slot += slot_of_flow_[size_t(f)];
+      }
+    // The rate of each source's active flow: one cache line per set of active flows in the direct table.
+    const double* rate;
+    if (!direct_.empty()) {
+      int32_t& at = direct_[size_t(slot)];
+      if (at < 0) {
+        const double* by_flow = cached_rates(mask);
+        at = int32_t(by_source_pool_.size());
+        for (int s = 0; s < sources; ++s)
+          by_source_pool_.push_back(head_[size_t(s)] < e_.queue_begin_[size_t(s) + 1] ? by_flow[queue[head_[size_t(s)]]] : 0);
+      }
+      rate = by_source_pool_.data() + at;
+    } else {
+      const double* by_flow = cached_rates(mask);
+      for (int s = 0; s < sources; ++s)
+        scratch_[size_t(s)] = head_[size_t(s)] < e_.queue_begin_[size_t(s) + 1] ? by_flow[queue[head_[size_t(s)]]] : 0;
+      rate = scratch_.data();
+    }
+    double next = kInf;
+    for (int s = 0; s < sources; ++s) {
+      if (head_[size_t(s)] >= e_.queue_begin_[size_t(s) + 1]) continue;
+      int f = queue[head_[size_t(s)]];
+      if (remaining_[size_t(f)] <= 0)
+        next = t;
+      else if (rate[s] > 0)
+        next = std::min(next, t + remaining_[size_t(f)] / rate[s]);
+    }
+    if (next == kInf) return std::nan("");
+    double dt = next - t;
+    for (int s = 0; s < sources; ++s) {
+      if (head_[size_t(s)] >= e_.queue_begin_[size_t(s) + 1]) continue;
+      int f = queue[head_[size_t(s)]];
+      remaining_[size_t(f)] -= rate[s] * dt;
+      rate_[size_t(f)] = rate[s];
+      if (!finished(f, next)) continue;
+      ++head_[size_t(s)];
+      --left;
+      makespan = next;
+    }
+    t = next;
+  }
+  return makespan;
+}
+
+const double* Simulator::cached_rates(uint64_t mask) {
+  auto it = cache_.find(mask);
+  if (it == cache_.end()) {
+    for (int f = 0; f < p_.flow_count; ++f) active_[size_t(f)] = (mask >> f) & 1;
+    bool saved = use_cache_;
+    use_cache_ = false;
+    compute_rates(mask);
+    use_cache_ = saved;
+    it = cache_.emplace(mask, uint32_t(pool_.size())).first;
+    pool_.insert(pool_.end(), rate_.begin(), rate_.end());
+  }
+  return pool_.data() + it->second;
 }
 
 std::vector<int> CongestionEngine::written_rank() const {

@@ -95,6 +95,7 @@ class CongestionEngine : public ir::Engine {
   std::vector<FlowSpec> flows_;
   std::vector<std::pair<int, int>> links_;
   std::vector<std::vector<int>> by_source_;  // flows of each compact source, in block order
+  std::vector<int> queue_begin_;             // source s's flows at [queue_begin_[s], queue_begin_[s + 1]) of a queue
   std::vector<std::string> source_names_;
   std::vector<std::string> routes_;
   std::vector<int> start_input_;  // per flow: index of its start-time input, or -1

@@ -70,25 +70,32 @@ CongestionEngine::SearchResult CongestionEngine::search(std::span<const double> 
   std::atomic<uint64_t> next{0};
   std::vector<std::string> errors(size_t(std::max(threads, 1)));
   std::vector<uint64_t> error_at(errors.size(), UINT64_MAX);
+  // With source arbitration and every flow issued at 0, an order is a queue per source (the fast path).
+  bool queues = plan_.arbitration == Arbitration::Pcie;
+  for (const auto& f : flows_) queues = queues && f.after < 0 && !f.has_start;
   auto work = [&](size_t id) {
     Simulator sim(*this, inputs, true);
-    std::vector<int> rank(flows_.size(), 0), pool;
+    std::vector<int> rank(flows_.size(), 0), pool, queue(flows_.size(), 0);
     for (;;) {
       uint64_t begin = next.fetch_add(kChunk);
       if (begin >= result.orders) break;
       uint64_t end = std::min(result.orders, begin + kChunk);
       for (uint64_t i = begin; i < end; ++i) {
         uint64_t index = i;
-        for (const auto& list : by_source_) {
+        for (size_t s = 0; s < by_source_.size(); ++s) {
+          const auto& list = by_source_[s];
           uint64_t radix = unordered_ ? factorial(list.size()) : 1;
           decode(list, index % radix, pool, rank.data());
           index /= radix;
+          for (int f : list) queue[size_t(queue_begin_[s] + rank[size_t(f)])] = f;
         }
-        std::string error;
-        makespan[size_t(i)] = sim.run(rank.data(), nullptr, error_at[id] == UINT64_MAX ? &error : nullptr);
-        if (std::isnan(makespan[size_t(i)]) && i < error_at[id]) {
+        double m = queues ? sim.run_queues(queue.data()) : sim.run(rank.data(), nullptr, nullptr);
+        makespan[size_t(i)] = m;
+        if (std::isnan(m) && i < error_at[id]) {
           error_at[id] = i;
-          if (!error.empty()) errors[id] = error;
+          std::string error;
+          Simulator(*this, inputs, false).run(rank.data(), nullptr, &error);
+          errors[id] = error;
         }
       }
       if (progress) progress->fetch_add(end - begin);

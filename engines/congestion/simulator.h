@@ -17,9 +17,18 @@ class Simulator {
   // The makespan with each source sending in `rank` order; NaN with `error` set when no result exists.
   double run(const int* rank, CongestionEngine::Schedule* out, std::string* error);
   double bytes(int flow) const { return bytes_[size_t(flow)]; }
+  // The search's fast path (flows all issued at 0, PCIe source arbitration): `queue` lists each source's flows in
+  // sending order, source s at [queue_begin[s], queue_begin[s + 1]). The makespan, or NaN when flows stall.
+  double run_queues(const int* queue);
 
  private:
   void compute_rates(uint64_t mask);
+  const double* cached_rates(uint64_t mask);
+  // A flow is done when what is left is a rounding error of its size or of the clock.
+  bool finished(int f, double now) const {
+    double left = remaining_[size_t(f)];
+    return left <= 1e-9 * bytes_[size_t(f)] || (rate_[size_t(f)] > 0 && now + left / rate_[size_t(f)] <= now);
+  }
   const CongestionEngine& e_;
   const Plan& p_;
   double tau_ = 0;
@@ -27,6 +36,10 @@ class Simulator {
   Workspace ws_;
   std::vector<double> remaining_, issue_, begin_, end_, rate_, factor_;
   std::vector<uint8_t> active_, done_;
+  std::vector<int> head_;
+  std::vector<uint64_t> slot_of_flow_;
+  std::vector<int32_t> direct_;
+  std::vector<double> by_source_pool_, scratch_;
   std::string input_error_;
   bool use_cache_;
   std::unordered_map<uint64_t, uint32_t> cache_;
