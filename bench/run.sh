@@ -17,6 +17,7 @@ echo "|---|---|---|---|"
 TIMEFORMAT='%R %U %S'
 for machine in machines/*.gpm; do
   for app in apps/*.gpm; do
+    "$GPMC" eval "$machine" "$app" > /dev/null 2>&1 || continue  # pairs that do not fit each other
     for backend in interp jit; do
       walls=()
       cpus=()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # backends_agree.sh: every golden `eval` test gives its expected output byte for byte with --backend jit too,
-# and every shipped machine x app pair gives the same table and JSON with both backends.
+# and every shipped machine x app pair gives the same table, JSON, errors and exit status with both backends.
 set -uo pipefail
 GPMC=$1
 cd "$2"
@@ -29,8 +29,9 @@ done < <(find tests/golden -name '*.gpm' | sort)
 for machine in machines/*.gpm; do
   for app in apps/*.gpm; do
     for format in table json; do
-      if ! diff <("$GPMC" eval "$machine" "$app" --format "$format") \
-                <("$GPMC" eval "$machine" "$app" --format "$format" --backend jit) > /dev/null; then
+      "$GPMC" eval "$machine" "$app" --format "$format" > "$work/interp" 2>&1; echo "exit $?" >> "$work/interp"
+      "$GPMC" eval "$machine" "$app" --format "$format" --backend jit > "$work/jit" 2>&1; echo "exit $?" >> "$work/jit"
+      if ! cmp -s "$work/interp" "$work/jit"; then
         echo "FAIL: $machine $app --format $format differs between backends"
         failures=$((failures + 1))
       fi
