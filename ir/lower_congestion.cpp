@@ -12,6 +12,13 @@ namespace cg = engines::congestion;
 
 Task Lowerer::lower_flows(const Stmt& s) {
   Task task = Task::make(TaskKind::Engine, s.unordered ? "flows unordered" : "flows", s.range);
+  // The event loop has up to two steps per flow and visits every flow in each: keep a block's work bounded.
+  constexpr size_t kMaxFlows = 5'000;
+  if (s.flows.size() > kMaxFlows) {
+    diags_.error(DiagKind::ModelTooLarge, s.range,
+                 fmt::format("a `flows` block has {} flows; the limit is {}", s.flows.size(), kMaxFlows));
+    return task;
+  }
   const MachineDecl* machine = nullptr;
   for (const auto* m : program_.machines)
     if (m->name == m_.machine_name) machine = m;

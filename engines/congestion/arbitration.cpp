@@ -24,6 +24,9 @@ void Workspace::reserve(const Plan& plan) {
   later.assign(hops, 0);
   remaining_capacity.assign(links, 0);
   unfrozen_on_link.assign(links, 0);
+  link_begin.assign(links + 1, 0);
+  link_fill.assign(links, 0);
+  link_flows.assign(hops, 0);
   frozen.assign(flows, 0);
 }
 
@@ -183,13 +186,14 @@ void pcie_factors(const Plan& p, const uint8_t* active, double tau, double* fact
   if (trace) trace->after_eq9.assign(factor, factor + flows);
 }
 
-// Max-min fairness by progressive filling: all unfrozen flows grow at the same pace; when a link is full, the
-// flows crossing it are frozen at their current rate.
+// Max-min fairness by progressive filling: all unfrozen flows grow at the same pace (the common level); when a
+// link is full, the flows crossing it are frozen at the level reached. Work per call: O(links x rounds + hops).
 void maxmin_rates(const Plan& p, const uint8_t* active, const double* capacity, double* rate, Workspace& ws) {
   const int flows = p.flow_count, links = p.link_count;
   for (int l = 0; l < links; ++l) {
     ws.remaining_capacity[size_t(l)] = capacity[l];
     ws.unfrozen_on_link[size_t(l)] = 0;
+    ws.link_begin[size_t(l) + 1] = 0;
   }
   int unfrozen = 0;
   for (int f = 0; f < flows; ++f) {
@@ -197,31 +201,40 @@ void maxmin_rates(const Plan& p, const uint8_t* active, const double* capacity, 
     ws.frozen[size_t(f)] = !active[f];
     if (!active[f]) continue;
     ++unfrozen;
-    for (int h = p.path_begin[size_t(f)]; h < p.path_begin[size_t(f) + 1]; ++h)
+    for (int h = p.path_begin[size_t(f)]; h < p.path_begin[size_t(f) + 1]; ++h) {
       ++ws.unfrozen_on_link[size_t(p.hop_link[size_t(h)])];
+      ++ws.link_begin[size_t(p.hop_link[size_t(h)]) + 1];
+    }
   }
+  // The active flows of each link, grouped by link (counting sort).
+  ws.link_begin[0] = 0;
+  for (int l = 0; l < links; ++l) ws.link_begin[size_t(l) + 1] += ws.link_begin[size_t(l)];
+  for (int l = 0; l < links; ++l) ws.link_fill[size_t(l)] = ws.link_begin[size_t(l)];
+  for (int f = 0; f < flows; ++f)
+    if (active[f])
+      for (int h = p.path_begin[size_t(f)]; h < p.path_begin[size_t(f) + 1]; ++h)
+        ws.link_flows[size_t(ws.link_fill[size_t(p.hop_link[size_t(h)])]++)] = f;
+  double level = 0;
   while (unfrozen > 0) {
     double delta = kInf;
     for (int l = 0; l < links; ++l)
       if (ws.unfrozen_on_link[size_t(l)] > 0)
         delta = std::min(delta, ws.remaining_capacity[size_t(l)] / ws.unfrozen_on_link[size_t(l)]);
     if (delta == kInf) break;
+    level += delta;
     for (int l = 0; l < links; ++l)
-      ws.remaining_capacity[size_t(l)] -= delta * ws.unfrozen_on_link[size_t(l)];
-    for (int f = 0; f < flows; ++f)
-      if (!ws.frozen[size_t(f)]) rate[f] += delta;
-    for (int f = 0; f < flows; ++f) {
-      if (ws.frozen[size_t(f)]) continue;
-      bool full = false;
-      for (int h = p.path_begin[size_t(f)]; h < p.path_begin[size_t(f) + 1] && !full; ++h) {
-        int l = p.hop_link[size_t(h)];
-        full = ws.remaining_capacity[size_t(l)] <= 1e-12 * capacity[l];
+      if (ws.unfrozen_on_link[size_t(l)] > 0) ws.remaining_capacity[size_t(l)] -= delta * ws.unfrozen_on_link[size_t(l)];
+    for (int l = 0; l < links; ++l) {
+      if (ws.unfrozen_on_link[size_t(l)] == 0 || ws.remaining_capacity[size_t(l)] > 1e-12 * capacity[l]) continue;
+      for (int i = ws.link_begin[size_t(l)]; i < ws.link_begin[size_t(l) + 1]; ++i) {
+        int f = ws.link_flows[size_t(i)];
+        if (ws.frozen[size_t(f)]) continue;
+        ws.frozen[size_t(f)] = 1;
+        rate[f] = level;
+        --unfrozen;
+        for (int h = p.path_begin[size_t(f)]; h < p.path_begin[size_t(f) + 1]; ++h)
+          --ws.unfrozen_on_link[size_t(p.hop_link[size_t(h)])];
       }
-      if (!full) continue;
-      ws.frozen[size_t(f)] = 1;
-      --unfrozen;
-      for (int h = p.path_begin[size_t(f)]; h < p.path_begin[size_t(f) + 1]; ++h)
-        --ws.unfrozen_on_link[size_t(p.hop_link[size_t(h)])];
     }
   }
 }

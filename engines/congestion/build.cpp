@@ -138,6 +138,12 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
   size_t n = t.components.size();
   std::vector<int> depth(n, -1);
   int root = -1, nodes = 0, tree_links = 0;
+  std::vector<std::vector<int>> pcie_adj(n);  // PCIe links at each component, either direction
+  for (size_t i = 0; i < t.links.size(); ++i)
+    if (arbitration_of(int(i)) == int(Arbitration::Pcie)) {
+      pcie_adj[size_t(t.links[i].a)].push_back(int(i));
+      pcie_adj[size_t(t.links[i].b)].push_back(int(i));
+    }
   {
     std::vector<uint8_t> seen(n, 0);
     std::deque<int> queue = {e->flows_[0].src};
@@ -156,10 +162,10 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
         }
         root = at;
       }
-      for (size_t i = 0; i < t.links.size(); ++i) {
-        const ir::Link& l = t.links[i];
-        if (arbitration_of(int(i)) != int(Arbitration::Pcie) || (l.a != at && l.b != at) || link_seen[i]) continue;
-        link_seen[i] = 1;
+      for (int i : pcie_adj[size_t(at)]) {
+        const ir::Link& l = t.links[size_t(i)];
+        if (link_seen[size_t(i)]) continue;
+        link_seen[size_t(i)] = 1;
         ++tree_links;
         int next = l.a == at ? l.b : l.a;
         if (!seen[size_t(next)]) {
@@ -185,9 +191,8 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
     while (!queue.empty()) {
       int at = queue.front();
       queue.pop_front();
-      for (size_t i = 0; i < t.links.size(); ++i) {
-        const ir::Link& l = t.links[i];
-        if (arbitration_of(int(i)) != int(Arbitration::Pcie) || (l.a != at && l.b != at)) continue;
+      for (int i : pcie_adj[size_t(at)]) {
+        const ir::Link& l = t.links[size_t(i)];
         int next = l.a == at ? l.b : l.a;
         if (depth[size_t(next)] < 0) {
           depth[size_t(next)] = depth[size_t(at)] + 1;

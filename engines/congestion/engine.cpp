@@ -147,8 +147,13 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
     if (next == kInf) {
       if (error) {
         std::string stuck;
+        int named = 0, more = 0;
         for (int f = 0; f < flows; ++f)
-          if (active_[size_t(f)]) stuck += (stuck.empty() ? "`" : ", `") + e_.flows_[size_t(f)].name + "`";
+          if (active_[size_t(f)] && named++ < 4)
+            stuck += (stuck.empty() ? "`" : ", `") + e_.flows_[size_t(f)].name + "`";
+          else if (active_[size_t(f)])
+            ++more;
+        if (more > 0) stuck += fmt::format(" and {} more", more);
         *error = fmt::format("at {} s no flow can progress: {} get a congestion factor of 0 (tau is too large for "
                              "the copies sharing a port)",
                              t, stuck.empty() ? "the remaining flows" : stuck);
@@ -156,10 +161,11 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
       return std::nan("");
     }
     double dt = next - t;
-    if (out && dt > 0 && out->steps.size() < kMaxSteps) {
+    if (out && dt > 0 && out->steps.size() < kMaxSteps && out->factor_entries < kMaxFactorEntries) {
       CongestionEngine::Schedule::Step step{t, next, {}};
       for (int f = 0; f < flows; ++f)
         if (active_[size_t(f)]) step.factors.push_back({f, use_cache_ ? rate_[size_t(f)] / path_bw_[size_t(f)] : factor_[size_t(f)]});
+      out->factor_entries += step.factors.size();
       out->steps.push_back(std::move(step));
     }
     for (int f = 0; f < flows; ++f) {
@@ -313,7 +319,8 @@ ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
     steps.push_back({{"start_s", step.start_s}, {"end_s", step.end_s}, {"factors", factors}});
   }
   detail["steps"] = steps;
-  if (s.steps.size() >= Simulator::kMaxSteps) detail["steps_truncated"] = true;
+  if (s.steps.size() >= Simulator::kMaxSteps || s.factor_entries >= Simulator::kMaxFactorEntries)
+    detail["steps_truncated"] = true;
   r.terms.push_back({"flows", double(flows_.size()), frontend::Dim::count(), false});
   r.terms.push_back({"bytes moved", bytes_total, frontend::Dim::byte(), false});
   r.detail = std::move(detail);

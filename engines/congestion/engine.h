@@ -78,6 +78,7 @@ class CongestionEngine : public ir::Engine {
       std::vector<std::pair<int, double>> factors;  // active flow, congestion factor (rate / path bandwidth)
     };
     std::vector<Step> steps;
+    size_t factor_entries = 0;  // factors listed over all steps
     std::string error;
   };
   Schedule simulate(std::span<const double> inputs, const std::vector<int>& rank) const;

@@ -61,6 +61,7 @@ struct Workspace {
   std::vector<double> later;    // per hop: the least factor at the flow's later ports
   std::vector<double> remaining_capacity;
   std::vector<int> unfrozen_on_link;
+  std::vector<int> link_begin, link_fill, link_flows;  // active flows per link (max-min)
   std::vector<uint8_t> frozen;
   void reserve(const Plan& plan);
 };

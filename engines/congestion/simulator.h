@@ -11,7 +11,8 @@ namespace gpm::engines::congestion {
 
 class Simulator {
  public:
-  static constexpr size_t kMaxSteps = 10'000;  // steps kept in a report
+  static constexpr size_t kMaxSteps = 10'000;              // steps kept in a report
+  static constexpr size_t kMaxFactorEntries = 200'000;     // and factors listed over all of them
   // `cache`: remember the rates of each set of active flows (valid while the inputs stay the same: a search).
   Simulator(const CongestionEngine& engine, std::span<const double> inputs, bool cache);
   // The makespan with each source sending in `rank` order; NaN with `error` set when no result exists.
