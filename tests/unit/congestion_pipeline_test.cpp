@@ -8,6 +8,8 @@
 #include "backend/interp/interpreter.h"
 #include "driver/pipeline.h"
 #include "engines/congestion/engine.h"
+#include <fmt/format.h>
+
 #include "test_support.h"
 
 using namespace gpm;
@@ -113,4 +115,23 @@ TEST_CASE("congestion pipeline: max-min all-to-all through the DGX A100 NVSwitch
   // Each GPU's 12 x 25 GB/s link to the switch carries its 7 flows out (and 7 in): 300/7 GB/s each.
   for (const auto& f : c->result.phases[0].rows[0].detail["flows"])
     CHECK(std::abs(f["end_s"].get<double>() - 100e6 / (300e9 / 7)) <= 1e-9);
+}
+
+TEST_CASE("congestion pipeline: a flows block of more than 5,000 flows is ModelTooLarge, 5,000 are evaluated") {
+  auto model = [](int flows) {
+    std::string text = "machine m {\n  node {\n    switch s\n    gpu g[4]\n    link s <-> g[*] { bw = 10 GB/s }\n  }\n}\n";
+    text += "app a {\n  flows {\n";
+    for (int i = 0; i < flows; ++i) text += fmt::format("    g[{}] -> g[{}] 1 MB\n", i % 4, (i + 1) % 4);
+    return text + "  }\n}\n";
+  };
+  test::Pipeline over;
+  over.lower(model(5001), {});
+  CHECK(over.has(frontend::DiagKind::ModelTooLarge));
+  test::Pipeline at_limit;
+  at_limit.lower(model(5000), {});
+  REQUIRE_MESSAGE(!at_limit.diags.has_errors(), at_limit.all_messages());
+  backend::Evaluation out;
+  REQUIRE(backend::evaluate(at_limit.ir, at_limit.bound, at_limit.diags, out));
+  // Each GPU sends 1,250 MB and receives 1,250 MB over its own 10 GB/s link: 125 ms, however shared.
+  CHECK(std::abs(out.total_s - 0.125) < 1e-9);
 }
