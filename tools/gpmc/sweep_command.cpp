@@ -137,6 +137,10 @@ class Progress {
                  std::string(size_t(30 - filled), ' ').c_str(), 100.0 * double(done) / double(total_),
                  static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_), std::ceil(left));
   }
+  // Rows going to the same terminal: erase the bar first, update() draws it again below them.
+  void before_output() {
+    if (shown_ && isatty(STDOUT_FILENO)) clear();
+  }
   void clear() {
     if (shown_) std::fprintf(stderr, "\r%s\r", std::string(80, ' ').c_str());
   }
@@ -197,6 +201,7 @@ int run_sweep(const CommonOptions& common, const SweepOptions& options) {
       diags.note({}, fmt::format("at sweep point {} ({}); the rows before it are written", invalid + 1, point));
       return fail(session);
     }
+    progress.before_output();
     writer.rows(begin, end, totals.data(), phases.data());
     progress.update(end);
   }
