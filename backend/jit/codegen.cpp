@@ -385,7 +385,7 @@ std::unique_ptr<llvm::Module> build_module(llvm::LLVMContext& context, const Mod
                                            "gpmc_constants");
   }
   g.declare_runtime();
-  g.function("gpmc_point", false);
+  if (options.with_point) g.function("gpmc_point", false);
   if (options.with_values) g.function("gpmc_values", true);
   std::string problems;
   llvm::raw_string_ostream os(problems);

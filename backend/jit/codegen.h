@@ -9,7 +9,7 @@
 
 namespace gpm::backend::jit {
 
-// Builds `gpmc_point` (and `gpmc_values` when options.with_values) and verifies them; throws
+// Builds `gpmc_point` and/or `gpmc_values` (options.with_point, with_values) and verifies them; throws
 // std::logic_error when LLVM's verifier rejects the result (a compiler bug). `names` gives each LLVM value
 // the number of its IR instruction (%v12), for reading the printed module.
 std::unique_ptr<llvm::Module> build_module(llvm::LLVMContext& context, const ir::Module& module,

@@ -102,7 +102,8 @@ std::unique_ptr<CompiledModel> CompiledModel::compile(const ir::Module& module, 
   }
   check(jit->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols))), "runtime symbols");
   check(jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(llvm_module), std::move(context))), "adding module");
-  out->point_ = reinterpret_cast<PointFn>(take(jit->lookup("gpmc_point"), "gpmc_point").getAddress());
+  if (options.with_point)
+    out->point_ = reinterpret_cast<PointFn>(take(jit->lookup("gpmc_point"), "gpmc_point").getAddress());
   if (options.with_values)
     out->values_ = reinterpret_cast<ValuesFn>(take(jit->lookup("gpmc_values"), "gpmc_values").getAddress());
   out->impl_->jit = std::move(jit);
@@ -127,6 +128,7 @@ std::string print_llvm(const ir::Module& module, const SlotValues& bound, const 
 
 bool evaluate(const ir::Module& module, const SlotValues& bound, frontend::DiagnosticEngine& diags, Evaluation& out) {
   Options options;
+  options.with_point = false;
   options.with_values = true;
   auto compiled = CompiledModel::compile(module, bound, options);
   std::vector<double> values(module.instrs.size());

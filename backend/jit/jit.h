@@ -15,7 +15,8 @@ namespace gpm::backend::jit {
 struct Options {
   std::vector<int32_t> inputs;
   bool optimize = true;     // the new pass manager's O2 pipeline
-  bool with_values = false;  // also compile gpmc_values, which stores every instruction's value
+  bool with_point = true;    // compile gpmc_point
+  bool with_values = false;  // compile gpmc_values, which also stores every instruction's value
 };
 
 // `double gpmc_point(const double* inputs, double* phases_out)`: writes each phase's time (seconds) and
