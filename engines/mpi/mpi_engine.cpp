@@ -1,0 +1,138 @@
+// mpi_engine.cpp: the communication engine: time, terms and the detail report of a halo or a collective.
+#include "engines/mpi/mpi_engine.h"
+
+#include <fmt/format.h>
+
+namespace gpm::mpi {
+
+std::shared_ptr<CommEngine> CommEngine::halo(Choice choice, const Layout& layout, const Grid& grid,
+                                             std::string& error) {
+  std::shared_ptr<CommEngine> e(new CommEngine());
+  e->choice_ = choice;
+  e->halo_ = true;
+  e->what_ = "halo";
+  e->grid_ = grid;
+  e->ranks_ = layout.ranks;
+  e->nodes_ = layout.nodes;
+  e->ranks_per_node_ = layout.ranks_per_node;
+  e->ranks_per_socket_ = layout.ranks_per_socket;
+  PatternStats stats = halo_pattern(layout, grid, error);
+  if (!error.empty()) return nullptr;
+  e->rounds_.push_back(Round{std::move(stats), 1, 1, "halo exchange"});
+  return e;
+}
+
+std::shared_ptr<CommEngine> CommEngine::collective(Choice choice, const Layout& layout, Collective c, Algorithm a) {
+  std::shared_ptr<CommEngine> e(new CommEngine());
+  e->choice_ = choice;
+  e->what_ = collective_name(c);
+  e->algorithm_ = algorithm_name(a);
+  e->ranks_ = layout.ranks;
+  e->nodes_ = layout.nodes;
+  e->ranks_per_node_ = layout.ranks_per_node;
+  e->ranks_per_socket_ = layout.ranks_per_socket;
+  e->rounds_ = collective_rounds(layout, c, a);
+  return e;
+}
+
+std::vector<double> CommEngine::sizes_of(const Round& round, std::span<const double> inputs) const {
+  const double* sizes = inputs.data() + in::kMachineInputs;
+  if (halo_) return {sizes[0], sizes[1], sizes[2]};
+  return {sizes[0] * round.size_factor, 0, 0};
+}
+
+double CommEngine::time(std::span<const double> inputs) const {
+  double t = 0;
+  for (const Round& round : rounds_) {
+    PatternTime pt = pattern_time(round.stats, choice_, inputs, sizes_of(round, inputs));
+    if (!pt.error.empty()) return NAN;
+    t += round.repeat * pt.time_s;
+  }
+  return t;
+}
+
+static const char* kKindNames[kSizeKinds] = {"face", "edge", "corner"};
+
+ir::EngineResult CommEngine::run(std::span<const double> inputs) const {
+  ir::EngineResult r;
+  auto& d = r.detail;
+  d["operation"] = what_;
+  if (!algorithm_.empty()) d["algorithm"] = algorithm_;
+  d["comm_model"] = comm_model_name(choice_.model);
+  d["transport"] = transport_name(choice_.transport);
+  d["ranks"] = ranks_;
+  d["nodes"] = nodes_;
+  d["ranks_per_node"] = ranks_per_node_;
+  d["ranks_per_socket"] = ranks_per_socket_;
+  if (halo_) {
+    d["grid"] = grid_.dims == 3 ? nlohmann::ordered_json::array({grid_.extent[0], grid_.extent[1], grid_.extent[2]})
+                                : nlohmann::ordered_json::array({grid_.extent[0], grid_.extent[1]});
+    d["periodic"] = grid_.periodic;
+    d["neighbours"] = grid_.neighbours;
+  }
+  auto rounds = nlohmann::ordered_json::array();
+  double total = 0;
+  bool fell_back = false;
+  double k_inter_node = 0;
+  for (const Round& round : rounds_) {
+    auto sizes = sizes_of(round, inputs);
+    PatternTime pt = pattern_time(round.stats, choice_, inputs, sizes);
+    if (!pt.error.empty()) {
+      r.error = pt.error;
+      r.time_s = NAN;
+      return r;
+    }
+    total += round.repeat * pt.time_s;
+    fell_back = fell_back || pt.fell_back;
+    k_inter_node = std::max(k_inter_node, pt.k_used[int(Locality::InterNode)]);
+    nlohmann::ordered_json j;
+    j["step"] = round.what;
+    j["repeat"] = round.repeat;
+    j["K_inter"] = round.stats.k_inter;
+    j["K_total"] = round.stats.k_total;
+    j["k_prime"] = round.stats.k_prime;
+    j["k"] = {{"intra_socket", pt.k_used[0]}, {"inter_socket", pt.k_used[1]}, {"inter_node", pt.k_used[2]}};
+    auto msgs = nlohmann::ordered_json::array();
+    for (int cls = 0; cls < kClasses; ++cls)
+      for (int k = 0; k < kSizeKinds; ++k) {
+        size_t i = size_t(cls * kSizeKinds + k);
+        if (!pt.slowest[i]) continue;
+        nlohmann::ordered_json m;
+        m["locality"] = locality_name(Locality(cls));
+        if (halo_) m["kind"] = kKindNames[k];
+        m["count"] = pt.slowest[i];
+        m["bytes"] = sizes[size_t(k)];
+        m["protocol"] = protocol_name(pt.protocol[i]);
+        msgs.push_back(m);
+      }
+    j["slowest_rank_messages"] = msgs;
+    j["time_s"] = pt.time_s;
+    rounds.push_back(j);
+  }
+  d["rounds"] = rounds;
+  if (fell_back) d["note"] = "max-rate has no fit for some messages; the postal model prices them (E2E Tables 3, 4: N/A)";
+  r.time_s = total;
+  if (!rounds_.empty()) {
+    const PatternStats& s = rounds_[0].stats;
+    if (halo_) {
+      r.terms.push_back({"K_inter", double(s.k_inter), frontend::Dim::count()});
+      r.terms.push_back({"K_total", double(s.k_total), frontend::Dim::count()});
+    } else {
+      r.terms.push_back({"steps", double(rounds_.size()), frontend::Dim::count()});
+    }
+  }
+  if (choice_.model != CommModel::Postal) r.terms.push_back({"k (inter-node)", k_inter_node, frontend::Dim::count()});
+  return r;
+}
+
+std::string CommEngine::describe() const {
+  std::string s = fmt::format("{}{} over {} ranks on {} nodes ({} per node, {} per socket); {}, {}", what_,
+                              algorithm_.empty() ? "" : " (" + algorithm_ + ")", ranks_, nodes_, ranks_per_node_,
+                              ranks_per_socket_, comm_model_name(choice_.model), transport_name(choice_.transport));
+  for (const Round& r : rounds_)
+    s += fmt::format("\n{} x{}: K_inter {} K_total {} k' {}", r.what, r.repeat, r.stats.k_inter, r.stats.k_total,
+                     r.stats.k_prime);
+  return s;
+}
+
+}  // namespace gpm::mpi

@@ -1,0 +1,98 @@
+// pattern.h: ranks on nodes and sockets (the mapping), message patterns (halos, collective rounds) and their
+// locality statistics: per-node counts for the max-rate k and the K-model's K_inter / K_total (E2E section 3.1).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engines/mpi/p2p.h"
+
+namespace gpm::mpi {
+
+constexpr int64_t kMaxRanks = 16'777'216;
+constexpr int kSizeKinds = 3;  // halo: face, edge, corner; collective rounds use kind 0 only
+
+// The rank-to-node mapping. Linear fills each node with ranks_per_node consecutive ranks; block(b) deals blocks
+// of b consecutive ranks to the nodes in turn; cyclic is block(1); explicit gives each rank's node.
+struct Mapping {
+  enum class Kind { Linear, Block, Cyclic, Explicit } kind = Kind::Linear;
+  int64_t block = 1;
+  std::vector<int64_t> nodes;  // explicit: the node of rank i
+};
+
+struct Layout {
+  int64_t ranks = 0, ranks_per_node = 1, ranks_per_socket = 1;
+  int64_t nodes = 0, sockets_per_node = 1;
+  std::vector<int32_t> node;    // per rank
+  std::vector<int32_t> socket;  // per rank: node * sockets_per_node + socket within the node
+  std::string error;            // non-empty: the mapping is impossible
+  Locality locality(int64_t a, int64_t b) const {
+    if (node[size_t(a)] != node[size_t(b)]) return Locality::InterNode;
+    return socket[size_t(a)] != socket[size_t(b)] ? Locality::InterSocket : Locality::IntraSocket;
+  }
+};
+
+Layout make_layout(int64_t ranks, int64_t ranks_per_node, int64_t ranks_per_socket, const Mapping& mapping);
+
+// A Cartesian decomposition: x varies fastest (rank = x + px * (y + py * z)).
+struct Grid {
+  int dims = 2;
+  std::array<int64_t, 3> extent{1, 1, 1};
+  bool periodic = true;
+  int neighbours = 4;  // 4 or 8 in 2D, 6 or 26 in 3D
+};
+
+// A balanced factorisation of `ranks` into `dims` extents, the largest along x (the fastest-varying dimension).
+std::array<int64_t, 3> balanced_extents(int64_t ranks, int dims);
+
+// One pattern's statistics. Counts are per rank: how many messages of each locality class and size kind it
+// sends; identical rows are kept once. The k values are maxima over nodes (over sockets for intra-socket).
+struct PatternStats {
+  using Signature = std::array<int64_t, kClasses * kSizeKinds>;  // [class * kSizeKinds + kind]
+  std::vector<Signature> signatures;
+  int64_t k_inter = 0;   // E2E eq. 4: the most inter-node messages sent by one node
+  int64_t k_total = 0;   // E2E eq. 4: the most messages sent by one node
+  int64_t k_prime = 0;   // the most ranks of one node that send anything
+  std::array<int64_t, kClasses> k{};  // the most ranks of one node (socket) that send messages of the class
+  int64_t messages = 0;  // all messages of the pattern
+};
+
+// The statistics of a halo exchange over `grid` (its extents must multiply to layout.ranks).
+PatternStats halo_pattern(const Layout& layout, const Grid& grid, std::string& error);
+
+// One step of a collective: the pattern, its message size as a fraction of the operation's size, and how many
+// times the step repeats identically.
+struct Round {
+  PatternStats stats;
+  double size_factor = 1;
+  double repeat = 1;
+  std::string what;
+};
+
+enum class Collective { Allreduce, Reduce, Bcast, Allgather, Alltoall, Barrier };
+enum class Algorithm { BinomialTree, RecursiveDoubling, Ring, Rabenseifner, Pairwise, Dissemination };
+
+const char* collective_name(Collective c);
+const char* algorithm_name(Algorithm a);
+// The default algorithm of each collective (docs/models.md).
+Algorithm default_algorithm(Collective c);
+bool algorithm_allowed(Collective c, Algorithm a);
+
+std::vector<Round> collective_rounds(const Layout& layout, Collective c, Algorithm a);
+
+// The time of a pattern: the slowest rank's messages, one after another, each priced by `message_time` with the
+// k of its class (the K-model's k for inter-node messages under the K-model). `sizes` has kSizeKinds entries.
+struct PatternTime {
+  double time_s = NAN;
+  double k_used[kClasses]{};
+  std::array<int64_t, kClasses * kSizeKinds> slowest{};
+  std::array<Protocol, kClasses * kSizeKinds> protocol{};
+  bool fell_back = false;
+  std::string error;
+};
+PatternTime pattern_time(const PatternStats& s, const Choice& c, std::span<const double> inputs,
+                         std::span<const double> sizes);
+
+}  // namespace gpm::mpi

@@ -1,0 +1,225 @@
+// mpi_test.cpp: unit tests of the communication models: the E2E paper's max-rate and K-model worked examples,
+// mappings, halo patterns and collective schedules.
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "engines/mpi/mpi_engine.h"
+
+using namespace gpm::mpi;
+
+namespace {
+
+// K_inter / K_total of a periodic 2D halo (4 neighbours) over a grid of px x py ranks (x fastest), linear mapping.
+PatternStats halo2d(int64_t px, int64_t py, int64_t per_node, int64_t per_socket, bool periodic = true) {
+  Layout l = make_layout(px * py, per_node, per_socket, Mapping{});
+  REQUIRE(l.error.empty());
+  Grid g;
+  g.extent = {px, py, 1};
+  g.periodic = periodic;
+  std::string error;
+  PatternStats s = halo_pattern(l, g, error);
+  REQUIRE(error.empty());
+  return s;
+}
+
+// The machine inputs with only the Summit inter-node rendezvous max-rate fit set (E2E Table 4).
+std::vector<double> summit_internode_rendezvous(Choice& c) {
+  std::vector<double> in(size_t(in::kMachineInputs) + 3, 0.0);
+  in[in::kShortMax] = 0;
+  in[in::kEagerMax] = 0;  // every message of more than 0 B is rendezvous
+  int f = in::fit(Locality::InterNode, Protocol::Rendezvous);
+  in[size_t(f)] = 7.59e-6;     // E2E Table 2, Summit inter-node rendezvous postal alpha (s)
+  in[size_t(f + 1)] = 8.70e-11;  // E2E Table 2, beta (s/B)
+  in[size_t(f + 2)] = 9.33e-6;   // E2E Table 4, alpha (s)
+  in[size_t(f + 3)] = 1.23e10;   // E2E Table 4, R_Cb (B/s)
+  in[size_t(f + 4)] = 2.58e7;    // E2E Table 4, R_Ci (B/s)
+  int idx = FitTable::index(Locality::InterNode, Protocol::Rendezvous);
+  c.fits.postal[size_t(idx)] = true;
+  c.fits.maxrate[size_t(idx)] = MaxRateForm::Full;
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("E2E section 3.1: 48 ranks in a 6 x 8 grid, one node per column of 6 -> K = 12/24, k = 3") {
+  // Figure 1: ranks 0-5 form a column and share a node; x (fastest) runs along the column.
+  PatternStats s = halo2d(6, 8, 6, 3);
+  CHECK(s.k_inter == 12);
+  CHECK(s.k_total == 24);
+  CHECK(s.k_prime == 6);
+  CHECK(kmodel_k(double(s.k_inter), double(s.k_total), double(s.k_prime)) == doctest::Approx(3.0));
+}
+
+TEST_CASE("E2E Table 5, Summit Jacobi2D: 6 ranks per node along rows of 48, periodic -> 14/24, k = 3.5") {
+  PatternStats s = halo2d(48, 32, 6, 3);
+  CHECK(s.k_inter == 14);
+  CHECK(s.k_total == 24);
+  CHECK(kmodel_k(double(s.k_inter), double(s.k_total), double(s.k_prime)) == doctest::Approx(3.5));
+  CHECK(s.k[int(Locality::InterNode)] == 6);  // every rank has an off-node neighbour: max-rate k = 6
+}
+
+TEST_CASE("E2E Table 5, Lassen Jacobi2D: 4 ranks per node along rows -> 10/16, k = 2.5") {
+  PatternStats s = halo2d(32, 24, 4, 2);
+  CHECK(s.k_inter == 10);
+  CHECK(s.k_total == 16);
+  CHECK(kmodel_k(double(s.k_inter), double(s.k_total), double(s.k_prime)) == doctest::Approx(2.5));
+}
+
+TEST_CASE("E2E Table 5, Bridges Jacobi2D: 6 ranks in a 3 x 2 grid, 2 per node -> 4/8, k = 1") {
+  // Two ranks per node along the fastest dimension, of extent 2: both x neighbours are the node's other rank.
+  PatternStats s = halo2d(2, 3, 2, 1);
+  CHECK(s.k_inter == 4);
+  CHECK(s.k_total == 8);
+  CHECK(kmodel_k(double(s.k_inter), double(s.k_total), double(s.k_prime)) == doctest::Approx(1.0));
+}
+
+TEST_CASE("E2E Table 4: Summit inter-node rendezvous max-rate, 1 MiB: k = 1 -> 94.58 us, k = 6 -> 515.5 us") {
+  CHECK(maxrate_time(9.33e-6, 1.23e10, 2.58e7, 1, 1048576) * 1e6 == doctest::Approx(94.58).epsilon(1e-4));
+  CHECK(maxrate_time(9.33e-6, 1.23e10, 2.58e7, 6, 1048576) * 1e6 == doctest::Approx(515.5).epsilon(1e-4));
+  // The same through the engine's message pricing.
+  Choice c;
+  c.model = CommModel::MaxRate;
+  auto in = summit_internode_rendezvous(c);
+  CHECK(message_time(c, in, Locality::InterNode, 1048576, 1).time_s * 1e6 == doctest::Approx(94.58).epsilon(1e-4));
+  CHECK(message_time(c, in, Locality::InterNode, 1048576, 6).time_s * 1e6 == doctest::Approx(515.5).epsilon(1e-4));
+  c.model = CommModel::Postal;  // E2E eq. 1 with Table 2: 7.59 us + 1 MiB x 8.70e-11 s/B
+  CHECK(message_time(c, in, Locality::InterNode, 1048576, 6).time_s * 1e6 ==
+        doctest::Approx(7.59 + 1048576 * 8.70e-5).epsilon(1e-9));
+}
+
+TEST_CASE("a missing fit is an error, and max-rate falls back to postal where the paper says N/A") {
+  Choice c;
+  c.model = CommModel::MaxRate;
+  auto in = summit_internode_rendezvous(c);
+  MessageTime t = message_time(c, in, Locality::InterSocket, 1048576, 3);
+  CHECK_FALSE(t.error.empty());
+  c.fits.maxrate[size_t(FitTable::index(Locality::InterNode, Protocol::Rendezvous))] = MaxRateForm::None;
+  t = message_time(c, in, Locality::InterNode, 1048576, 6);
+  CHECK(t.error.empty());
+  CHECK(t.fell_back_to_postal);
+}
+
+TEST_CASE("GPUDirect paper Table I: staged adds two copies, GPUDirect the pinning delay and rendezvous only") {
+  Choice c;
+  c.model = CommModel::Postal;
+  auto in = summit_internode_rendezvous(c);
+  in[in::kShortMax] = 64;
+  in[in::kEagerMax] = 1 << 20;
+  in[in::kCopyLatency] = 2000e-9;
+  in[in::kCopyPerByte] = 0.07e-9;
+  in[in::kPinDelay] = 4000e-9;
+  double base = 7.59e-6 + 2e6 * 8.70e-11;
+  c.transport = Transport::Staged;
+  CHECK(message_time(c, in, Locality::InterNode, 2e6, 1).time_s == doctest::Approx(base + 2 * (2e-6 + 2e6 * 0.07e-9)));
+  c.transport = Transport::GpuDirect;
+  CHECK(message_time(c, in, Locality::InterNode, 2e6, 1).time_s == doctest::Approx(base + 4e-6));
+  MessageTime small = message_time(c, in, Locality::InterNode, 1000, 1);
+  CHECK(small.protocol == Protocol::Rendezvous);
+}
+
+TEST_CASE("mappings: linear, cyclic, block and explicit place ranks on nodes and sockets") {
+  Layout lin = make_layout(12, 6, 3, Mapping{});
+  CHECK(lin.nodes == 2);
+  CHECK(lin.node[5] == 0);
+  CHECK(lin.node[6] == 1);
+  CHECK(lin.locality(0, 2) == Locality::IntraSocket);
+  CHECK(lin.locality(0, 3) == Locality::InterSocket);
+  CHECK(lin.locality(0, 6) == Locality::InterNode);
+  Layout cyc = make_layout(12, 6, 3, Mapping{Mapping::Kind::Cyclic, 1, {}});
+  CHECK(cyc.node[0] == 0);
+  CHECK(cyc.node[1] == 1);
+  CHECK(cyc.locality(0, 2) == Locality::IntraSocket);
+  CHECK(cyc.locality(0, 6) == Locality::InterSocket);
+  Layout blk = make_layout(12, 6, 3, Mapping{Mapping::Kind::Block, 2, {}});
+  CHECK(blk.node[1] == 0);
+  CHECK(blk.node[2] == 1);
+  CHECK(blk.node[4] == 0);
+  Layout ex = make_layout(4, 2, 1, Mapping{Mapping::Kind::Explicit, 1, {1, 0, 1, 0}});
+  CHECK(ex.error.empty());
+  CHECK(ex.locality(0, 2) == Locality::InterSocket);
+  CHECK(ex.locality(0, 1) == Locality::InterNode);
+  CHECK_FALSE(make_layout(4, 1, 1, Mapping{Mapping::Kind::Explicit, 1, {0, 0, 1, 1}}).error.empty());
+  CHECK_FALSE(make_layout(4, 2, 1, Mapping{Mapping::Kind::Explicit, 1, {0, 1}}).error.empty());
+}
+
+TEST_CASE("halo neighbourhoods: 8 in 2D, 6 and 26 in 3D; non-periodic edges send less") {
+  Layout l = make_layout(27, 27, 27, Mapping{});
+  Grid g;
+  g.dims = 3;
+  g.extent = {3, 3, 3};
+  g.neighbours = 26;
+  std::string error;
+  PatternStats s = halo_pattern(l, g, error);
+  REQUIRE(error.empty());
+  CHECK(s.messages == 27 * 26);
+  g.neighbours = 6;
+  g.periodic = false;
+  s = halo_pattern(l, g, error);
+  CHECK(s.messages == 6 * 9 * 2);  // 3 directions x 9 lines x 2 messages per line of 3
+  Layout l2 = make_layout(16, 4, 4, Mapping{});
+  Grid g2;
+  g2.extent = {4, 4, 1};
+  g2.neighbours = 8;
+  s = halo_pattern(l2, g2, error);
+  CHECK(s.messages == 16 * 8);
+  g2.extent = {4, 3, 1};
+  s = halo_pattern(l2, g2, error);
+  CHECK_FALSE(error.empty());
+}
+
+TEST_CASE("balanced extents put the largest factor along x") {
+  CHECK(balanced_extents(1536, 2) == std::array<int64_t, 3>{48, 32, 1});
+  CHECK(balanced_extents(768, 2) == std::array<int64_t, 3>{32, 24, 1});
+  CHECK(balanced_extents(64, 3) == std::array<int64_t, 3>{4, 4, 4});
+  CHECK(balanced_extents(7, 2) == std::array<int64_t, 3>{7, 1, 1});
+}
+
+TEST_CASE("collectives: step counts of each algorithm") {
+  Layout l = make_layout(16, 4, 2, Mapping{});
+  CHECK(collective_rounds(l, Collective::Allreduce, Algorithm::RecursiveDoubling).size() == 4);
+  CHECK(collective_rounds(l, Collective::Allreduce, Algorithm::BinomialTree).size() == 8);
+  auto ring = collective_rounds(l, Collective::Allreduce, Algorithm::Ring);
+  REQUIRE(ring.size() == 1);
+  CHECK(ring[0].repeat == 30);
+  CHECK(ring[0].size_factor == doctest::Approx(1.0 / 16));
+  auto rab = collective_rounds(l, Collective::Allreduce, Algorithm::Rabenseifner);
+  REQUIRE(rab.size() == 8);
+  CHECK(rab[0].size_factor == doctest::Approx(0.5));
+  CHECK(rab[7].size_factor == doctest::Approx(0.5));
+  Layout odd = make_layout(6, 2, 1, Mapping{});
+  CHECK(collective_rounds(odd, Collective::Allreduce, Algorithm::RecursiveDoubling).size() == 4);  // fold in/out
+  CHECK(collective_rounds(odd, Collective::Barrier, Algorithm::Dissemination).size() == 3);
+  auto a2a = collective_rounds(l, Collective::Alltoall, Algorithm::Pairwise);
+  REQUIRE(a2a.size() == 1);
+  CHECK(a2a[0].stats.messages == 16 * 15);
+  CHECK(a2a[0].stats.k_inter == 4 * 12);
+}
+
+TEST_CASE("the halo engine orders postal < K-model < max-rate when nodes share their messages") {
+  Choice c;
+  auto in = summit_internode_rendezvous(c);
+  c.fits.postal[size_t(FitTable::index(Locality::IntraSocket, Protocol::Rendezvous))] = true;
+  c.fits.postal[size_t(FitTable::index(Locality::InterSocket, Protocol::Rendezvous))] = true;
+  in[size_t(in::fit(Locality::IntraSocket, Protocol::Rendezvous))] = 2.18e-6;  // E2E Table 2, Summit
+  in[size_t(in::fit(Locality::IntraSocket, Protocol::Rendezvous) + 1)] = 5.37e-11;
+  in[size_t(in::fit(Locality::InterSocket, Protocol::Rendezvous))] = 4.60e-6;
+  in[size_t(in::fit(Locality::InterSocket, Protocol::Rendezvous) + 1)] = 1.18e-10;
+  in[size_t(in::kMachineInputs)] = 131072;  // face: 16384 doubles
+  Layout l = make_layout(1536, 6, 3, Mapping{});
+  Grid g;
+  g.extent = {48, 32, 1};
+  double t[3];
+  for (int m = 0; m < 3; ++m) {
+    c.model = CommModel(m);
+    std::string error;
+    auto e = CommEngine::halo(c, l, g, error);
+    REQUIRE(e);
+    auto r = e->run(in);
+    REQUIRE(r.error.empty());
+    CHECK(r.time_s == e->time(in));
+    t[m] = r.time_s;
+  }
+  CHECK(t[0] < t[2]);
+  CHECK(t[2] < t[1]);
+}
