@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "frontend/mpi_schema.h"
 #include "frontend/parse.h"
 #include "frontend/suggest.h"
 #include "ir/verifier.h"
@@ -70,6 +71,32 @@ static bool mentions_names(const Expr& e) {
   for (const auto& op : e.operands)
     if (mentions_names(*op)) return true;
   return false;
+}
+
+// Step 4a: settings whose value is a word (`--set comm_model=kmodel`, frontend/mpi_schema.cpp) are taken out;
+// a model's own parameter of the same name would be shadowed, so these names are reserved.
+bool Session::split_keyword_settings(const std::vector<Setting>& settings, std::vector<Setting>& values,
+                                     ir::KeywordSettings& keywords) {
+  bool ok = true;
+  for (const auto& setting : settings) {
+    const MpiAttrSpec* spec = find_keyword_setting(setting.name);
+    if (!spec) {
+      values.push_back(setting);
+      continue;
+    }
+    auto words = mpi_words(*spec);
+    if (std::find(words.begin(), words.end(), setting.value) == words.end()) {
+      std::string all;
+      for (const auto& w : words) all += (all.empty() ? "" : ", ") + w;
+      diags_.error(DiagKind::InvalidSetValue, {},
+                   fmt::format("--set {}={}: the value must be one of {}{}", setting.name, setting.value, all,
+                               did_you_mean(setting.value, words)));
+      ok = false;
+      continue;
+    }
+    keywords[setting.name] = setting.value;
+  }
+  return ok;
 }
 
 // Step 4: find each --set parameter (global, or declared by the chosen machine or app; `owner.name`
@@ -182,12 +209,17 @@ std::unique_ptr<Compiled> Session::compile_checked(const std::string& machine_fi
   const Decl* machine = single_decl(*roots[0], DeclKind::Machine, diags_);
   const Decl* app = single_decl(*roots[1], DeclKind::App, diags_);
   if (!machine || !app) return nullptr;
+  // Word-valued settings (`--set comm_model=postal`) choose models; the others bind parameters.
+  std::vector<Setting> values;
+  ir::KeywordSettings keywords;
+  if (!split_keyword_settings(settings, values, keywords)) return nullptr;
   ir::ParamBindings bindings;
-  if (!bind_settings(settings, {machine, app}, bindings)) return nullptr;
+  if (!bind_settings(values, {machine, app}, bindings)) return nullptr;
   // Step 5: lower to IR. Parameters first, checked at once (a value out of its range must not shape the
   // topology); array sizes in the topology are evaluated with the bound values.
   auto compiled = std::make_unique<Compiled>();
   ir::Lowerer lowerer(sema_.program(), sources_, diags_, compiled->module, bindings);
+  lowerer.set_keyword_settings(keywords);
   lowerer.lower_params({machine, app});
   compiled->bound.resize(compiled->module.params.size());
   for (const auto& [decl, value] : bindings) compiled->bound[size_t(lowerer.slot_of(decl))] = value;

@@ -63,6 +63,8 @@ class Session {
   bool load_and_check(const std::vector<std::string>& files, std::vector<const frontend::Module*>& roots);
   const frontend::ParamDecl* find_setting_param(const std::string& flag, const std::string& full_name,
                                                 const std::vector<const frontend::Decl*>& owners);
+  bool split_keyword_settings(const std::vector<Setting>& settings, std::vector<Setting>& values,
+                              ir::KeywordSettings& keywords);
   bool bind_settings(const std::vector<Setting>& settings, const std::vector<const frontend::Decl*>& owners,
                      ir::ParamBindings& bindings);
 

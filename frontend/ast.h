@@ -187,6 +187,17 @@ struct ArbitrationDecl {
   SourceRange range;
 };
 
+// A machine's `mpi { ... }` section: attributes and fits such as `inter_node eager postal(2.86 us, 1.55e-10 s/B)`.
+struct MpiFit {
+  std::string locality, protocol, model;
+  SourceRange locality_range, protocol_range, model_range, range;
+  std::vector<ExprPtr> args;
+};
+struct MpiDecl {
+  std::vector<Attr> attrs;
+  std::vector<MpiFit> fits;
+  SourceRange range;
+};
 struct MachineDecl : Decl {
   MachineDecl() : Decl(DeclKind::Machine) {}
   std::vector<std::unique_ptr<ParamDecl>> params;
@@ -194,6 +205,7 @@ struct MachineDecl : Decl {
   std::vector<Attr> attrs;
   std::vector<std::unique_ptr<NodeDecl>> nodes;  // exactly one is valid; sema reports others
   std::vector<ArbitrationDecl> arbitrations;
+  std::vector<std::unique_ptr<MpiDecl>> mpi;     // at most one is valid; sema reports others
 };
 
 struct DataDecl {
@@ -226,12 +238,12 @@ struct FlowItem {
   SourceRange range;
 };
 
-enum class StmtKind { Run, Copy, Seq, Par, Iterate, Phase, Overhead, Flows };
+enum class StmtKind { Run, Copy, Seq, Par, Iterate, Phase, Overhead, Flows, Mpi };
 
 struct Stmt {
   StmtKind kind;
   SourceRange range;
-  std::string name;  // Run: kernel; Phase: phase name
+  std::string name;  // Run: kernel; Phase: phase name; Mpi: the operation (halo, allreduce...)
   SourceRange name_range;
   std::string direction;  // Copy: h2d | d2h | d2d
   SourceRange direction_range;
@@ -242,6 +254,7 @@ struct Stmt {
   std::vector<std::unique_ptr<Stmt>> body;
   std::vector<FlowItem> flows;  // Flows
   bool unordered = false;       // Flows: each source's flows may go in any order (gpmc search)
+  std::vector<Attr> attrs;  // Mpi: the operation's attributes
   // Filled in by sema for a copy whose operand names a data buffer.
   const DataDecl* buffer = nullptr;
 };

@@ -389,6 +389,27 @@ struct AstBuilder::Impl {
         if (a->attrBlock()) arb.attrs = attrs(a->attrBlock());
         arb.range = range(a);
         m->arbitrations.push_back(std::move(arb));
+      } else if (auto* mpi = item->mpiDecl()) {
+        auto section = std::make_unique<MpiDecl>();
+        section->range = range(mpi);
+        for (auto* it : mpi->mpiItem()) {
+          if (it->attr()) {
+            section->attrs.push_back(attr(it->attr()));
+            continue;
+          }
+          auto* f = it->mpiFit();
+          MpiFit fit;
+          fit.locality = f->locality->getText();
+          fit.locality_range = range(f->locality);
+          fit.protocol = f->protocol->getText();
+          fit.protocol_range = range(f->protocol);
+          fit.model = f->model->getText();
+          fit.model_range = range(f->model);
+          fit.range = range(f);
+          for (auto* e : f->expr()) fit.args.push_back(expr(e));
+          section->fits.push_back(std::move(fit));
+        }
+        m->mpi.push_back(std::move(section));
       } else {
         auto node = std::make_unique<NodeDecl>();
         node->items = node_items(item->nodeDecl()->nodeItem());
@@ -455,6 +476,11 @@ struct AstBuilder::Impl {
         f.range = range(item);
         s->flows.push_back(std::move(f));
       }
+    } else if (auto* mp = dynamic_cast<P::MpiStmtContext*>(ctx)) {
+      s->kind = StmtKind::Mpi;
+      s->name = mp->op->getText();
+      s->name_range = range(mp->op);
+      if (mp->attrBlock()) s->attrs = attrs(mp->attrBlock());
     } else {
       auto* o = dynamic_cast<P::OverheadStmtContext*>(ctx);
       s->kind = StmtKind::Overhead;

@@ -122,6 +122,10 @@ struct Printer {
                            f.after.empty() ? "" : " after " + f.after),
                f.range);
         break;
+      case StmtKind::Mpi:
+        line(depth, "mpi " + s.name, s.range);
+        attrs(depth + 1, s.attrs);
+        break;
     }
     for (const auto& child : s.body) stmt(depth + 1, *child);
   }
@@ -156,6 +160,15 @@ struct Printer {
         for (const auto& n : m.nodes) {
           line(2, "node", n->range);
           node_items(3, n->items);
+        }
+        for (const auto& section : m.mpi) {
+          line(2, "mpi", section->range);
+          attrs(3, section->attrs);
+          for (const auto& f : section->fits) {
+            std::string args;
+            for (const auto& e : f.args) args += (args.empty() ? "" : ", ") + print_expr(*e);
+            line(3, fmt::format("fit {} {} {}({})", f.locality, f.protocol, f.model, args), f.range);
+          }
         }
         break;
       }

@@ -329,6 +329,7 @@ void Sema::check_node_items(const std::vector<NodeItem>& items, bool in_socket, 
 void Sema::check_machine(const MachineDecl& machine) {
   Scope scope{nullptr, &machine};
   check_attrs(machine.attrs, "machine", scope);
+  check_mpi_section(machine);
   if (machine.nodes.empty()) {
     diags_.error(DiagKind::MissingAttribute, machine.name_range,
                  fmt::format("machine `{}` has no `node {{ ... }}` description", machine.name));
@@ -437,6 +438,7 @@ void Sema::check_stmt(const AppDecl& app, Stmt& s) {
     case StmtKind::Iterate: expect_dim(*s.expr, Dim::count(), "an iteration count", scope); break;
     case StmtKind::Overhead: expect_dim(*s.expr, Dim::seconds(), "an overhead", scope); break;
     case StmtKind::Flows: check_flows(app, s); break;
+    case StmtKind::Mpi: check_mpi_stmt(s, scope); break;
     default: break;
   }
   for (auto& child : s.body) check_stmt(app, *child);

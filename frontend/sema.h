@@ -68,6 +68,10 @@ class Sema {
   void check_flows(const AppDecl& app, Stmt& stmt);
   void check_attrs(const std::vector<Attr>& attrs, const std::string& owner_kind, const Scope& scope);
   void expect_dim(Expr& expr, Dim dim, const std::string& what, const Scope& scope);
+  // MPI sections and operations (sema_mpi.cpp).
+  void check_mpi_section(const MachineDecl& machine);
+  void check_mpi_stmt(Stmt& stmt, const Scope& scope);
+  void check_mpi_attrs(const std::vector<Attr>& attrs, const std::string& owner, const Scope& scope);
 
   // Expressions (sema_expr.cpp).
   Type check_expr(Expr& expr, const Scope& scope);

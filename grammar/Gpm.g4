@@ -51,6 +51,18 @@ machineItem
 // How shared links divide their bandwidth: `arbitration pcie on PCIe3 { tau = 0.17 }` (links of type PCIe3),
 // `arbitration maxmin` (every link no other arbitration names).
 arbitrationDecl : 'arbitration' kind=IDENT ('on' linkType=IDENT)? attrBlock? ';'? ;
+  | mpiDecl
+  | attr
+  ;
+
+// The machine's MPI description: thresholds, ranks, mapping, and one fit per locality class, protocol and model:
+// `inter_node rendezvous maxrate(9.33e-6 s, 1.23e10 B/s, 2.58e7 B/s)`.
+mpiDecl : 'mpi' '{' mpiItem* '}' ;
+mpiItem
+  : mpiFit
+  | attr
+  ;
+mpiFit : locality=IDENT protocol=IDENT model=IDENT '(' expr (',' expr)* ')' ';'? ;
 
 nodeDecl : 'node' '{' nodeItem* '}' ;
 nodeItem
@@ -89,6 +101,7 @@ stmt
   | 'phase' IDENT block                                      # phaseStmt
   | 'overhead' expr ';'?                                     # overheadStmt
   | 'flows' unordered='unordered'? '{' flowItem* '}'          # flowsStmt
+  | 'mpi' op=IDENT attrBlock? ';'?                           # mpiStmt
   ;
 // One flow of a dynamic congestion graph: `a: g[0] -> g[2] 300 MB`, optionally `at TIME` or `after LABEL`.
 flowItem : (label=IDENT ':')? src=compRef '->' dst=compRef expr ('at' start=expr | 'after' after=IDENT)? ';'? ;

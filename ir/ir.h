@@ -111,6 +111,7 @@ struct Task {
   ValueId value = kNoValue;  // Op: time of one execution; Iterate: count
   std::vector<Term> terms;
   int32_t engine_call = -1;  // Engine: index into Module::engine_calls
+  std::string part;          // Op, Engine: kernels, communication or overhead (E2E section 3.4); empty: none
   std::vector<Task> children;
   SourceRange range;
 };

@@ -1,6 +1,7 @@
 // lower.h: checked AST -> IR (parameters, inlined functions, machine topology, app task tree).
 #pragma once
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -17,6 +18,9 @@ using frontend::DiagnosticEngine;
 
 // Values given with --set, by parameter declaration, in base units.
 using ParamBindings = std::map<const frontend::ParamDecl*, double>;
+// Word-valued settings given with --set (`comm_model=postal`), by name.
+using KeywordSettings = std::map<std::string, std::string>;
+struct MpiMachineInfo;
 
 class Lowerer {
  public:
@@ -32,6 +36,8 @@ class Lowerer {
   void lower_machine(const frontend::MachineDecl& machine);
   // The app's operations as a task tree (needs the machine's topology).
   void lower_app(const frontend::AppDecl& app);
+  // Word-valued --set settings (comm_model, transport) that override the models' choices.
+  void set_keyword_settings(KeywordSettings settings) { keywords_ = std::move(settings); }
   // Lowers an expression in the global scope (used for --set values and tests).
   ValueId lower_global(const frontend::Expr& expr);
   // The value of an instruction at the bound parameter values (for topology shape and names); the parameters
@@ -66,6 +72,10 @@ class Lowerer {
   };
   AttrValues merged_attrs(const std::string& type_name, const std::vector<frontend::Attr>& attrs);
 
+  // MPI (lower_mpi.cpp): the machine's section, and the app's operations as engine tasks.
+  void lower_mpi_section(const frontend::MachineDecl& machine);
+  Task lower_mpi(const frontend::Stmt& stmt);
+
   // App helpers (lower_app.cpp).
   Task lower_stmt(const frontend::AppDecl& app, const frontend::Stmt& stmt);
   Task lower_run(const frontend::AppDecl& app, const frontend::Stmt& stmt);
@@ -91,6 +101,8 @@ class Lowerer {
   std::set<std::string> known_paths_;
   std::set<std::pair<int, ValueId>> checked_;
   std::map<std::string, int> component_of_path_;
+  KeywordSettings keywords_;
+  std::shared_ptr<MpiMachineInfo> mpi_;
 };
 
 }  // namespace gpm::ir

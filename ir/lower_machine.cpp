@@ -228,6 +228,7 @@ void Lowerer::lower_machine(const MachineDecl& machine) {
   add_components(machine.nodes[0]->items, "");
   index_paths();
   add_links(machine.nodes[0]->items, "");
+  lower_mpi_section(machine);
 }
 
 }  // namespace gpm::ir

@@ -169,6 +169,7 @@ struct Folder {
     Row row;
     row.name = task.name;
     row.model = task.model;
+    row.part = task.part;
     row.depth = depth;
     row.count = multiplier;
     const EngineCall& call = m.engine_calls.at(size_t(task.engine_call));
@@ -206,6 +207,7 @@ struct Folder {
       Row row;
       row.name = task.name;
       row.model = task.model;
+      row.part = task.part;
       row.depth = depth;
       row.count = multiplier;
       row.each_s = task.value == kNoValue ? 0 : value(task.value, "`" + task.name + "`");

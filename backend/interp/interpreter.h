@@ -35,6 +35,7 @@ struct Row {
   std::vector<TermValue> terms;
   std::string bound;  // the term that bounds the operation (the largest of a max), or empty
   nlohmann::ordered_json detail;  // an engine's own report (flows, timeline...); null for closed forms
+  std::string part;               // kernels, communication, overhead or empty (E2E section 3.4)
 };
 
 struct PhaseResult {

@@ -1,4 +1,5 @@
-// format.cpp: number formatting shared by the report writers.
+// format.cpp: number formatting and the iteration parts (E2E section 3.4) shared by the report writers.
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -6,6 +7,29 @@
 #include "backend/report/report.h"
 
 namespace gpm::backend {
+
+Parts iteration_parts(const Evaluation& e) {
+  Parts p;
+  for (const auto& phase : e.phases)
+    for (const auto& row : phase.rows)
+      if (!row.part.empty()) {
+        p.any = true;
+        p.iterations = std::max(p.iterations, row.count);
+      }
+  for (const auto& phase : e.phases)
+    for (const auto& row : phase.rows) {
+      double each = row.total_s / p.iterations;
+      if (row.part == "communication") {
+        p.communication = true;
+        p.communication_s += each;
+      } else if (row.part == "kernels") {
+        p.kernels_s += each;
+      } else if (row.part == "overhead") {
+        p.overhead_s += each;
+      }
+    }
+  return p;
+}
 
 std::string format_seconds(double s) {
   double mag = std::fabs(s);

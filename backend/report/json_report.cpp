@@ -14,6 +14,10 @@ std::string json_report(const Evaluation& e) {
   doc["machine"] = e.machine;
   doc["app"] = e.app;
   doc["total_s"] = e.total_s;
+  Parts parts = iteration_parts(e);
+  doc["iterations"] = parts.iterations;
+  doc["parts"] = {{"communication_s", parts.communication_s}, {"kernels_s", parts.kernels_s},
+                  {"overhead_s", parts.overhead_s}};
   Json phases = Json::array();
   for (const auto& phase : e.phases) {
     Json p;

@@ -14,6 +14,14 @@ std::string json_report(const Evaluation& evaluation);
 // no flows), and the top-level JSON "flows" array gathered from the operations' details (null when none).
 std::string flows_table(const Evaluation& evaluation);
 nlohmann::ordered_json flows_json(const Evaluation& evaluation);
+// E2E section 3.4: iteration time = communication + kernels + overhead. Each part is the whole run's time of the
+// operations of that part divided by `iterations`, the largest execution count of any such operation (the main
+// loop's count); any = false when no operation has a part.
+struct Parts {
+  bool any = false, communication = false;
+  double iterations = 1, communication_s = 0, kernels_s = 0, overhead_s = 0;
+};
+Parts iteration_parts(const Evaluation& evaluation);
 // A time in seconds with a readable unit and fixed precision (`1.40502 ms`).
 std::string format_seconds(double seconds);
 // A share of the total as a percentage with one decimal (`34.4%`).

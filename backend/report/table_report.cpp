@@ -51,6 +51,10 @@ std::string table_report(const Evaluation& e) {
   }
   out += flows_table(e);
   out += fmt::format("\ntotal: {}\n", format_seconds(e.total_s));
+  // E2E section 3.4, shown when the app communicates: the iteration's three parts.
+  if (Parts p = iteration_parts(e); p.communication)
+    out += fmt::format("per iteration ({:.10g} iterations): communication {}, kernels {}, overhead {}\n", p.iterations,
+                       format_seconds(p.communication_s), format_seconds(p.kernels_s), format_seconds(p.overhead_s));
   std::string params;
   for (const auto& p : e.params)
     params += fmt::format("  {}{} = {}{}\n", p.owner.empty() ? "" : p.owner + ".", p.name,

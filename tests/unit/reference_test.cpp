@@ -193,7 +193,16 @@ TEST_CASE("reference: the Jacobi2D iteration on Summit sums its kernels, copies 
   double pack = 2 * halo / hbm, unpack = pack;
   double stencil = 2 * n * n * 8 / hbm, reduce = n * n * 8 / hbm;
   double copies = (lo_d2h + halo / link) + (lo_h2d + halo / link) + (lo_d2h + 8 / link);
-  double iteration = pack + unpack + stencil + reduce + copies + 200e-6;
+  // Communication, K-model (E2E eq. 2-5) with the Summit fits of Tables 3 and 4: 6 ranks on one node in a periodic
+  // 3 x 2 grid (x fastest), 3 ranks per socket. Each rank sends 2 faces (128 KiB, rendezvous) within its socket
+  // (k = 3 ranks of the socket) and 2 to the other socket (k = 6 ranks of the node).
+  double face = n * 8;
+  double intra = 3.59e-6 + 3 * face / (1.80e10 + 2 * 1.53e10), inter = 4.04e-6 + 6 * face / (8.28e9 + 5 * 7.08e9);
+  double halo_exchange = 2 * intra + 2 * inter;
+  // Allreduce of 8 B by recursive doubling over 6 ranks: fold in, 2 steps, fold out; each step's slowest message
+  // is short and inter-socket with k = 2 (Table 3: alpha 1.02e-6 s, beta 1.45e-9 s/B).
+  double allreduce = 4 * (1.02e-6 + 2 * 8 * 1.45e-9);
+  double iteration = pack + unpack + stencil + reduce + copies + 200e-6 + halo_exchange + allreduce;
   REQUIRE(r->result.phases.size() == 1);
   CHECK(r->result.phases[0].model == "100 iterations");
   CHECK(r->result.total_s == approx(100 * iteration).epsilon(1e-12));

@@ -1,0 +1,111 @@
+// mpi_schema.cpp: the attribute tables of MPI sections and operations (one place to extend).
+#include "frontend/mpi_schema.h"
+
+#include <map>
+
+namespace gpm::frontend {
+namespace {
+
+using K = MpiAttrSpec::Kind;
+const Dim kTime = Dim::seconds();
+const Dim kBytes = Dim::byte();
+const Dim kCount = Dim::count();
+
+const char* kModels = "postal|maxrate|kmodel";
+const char* kTransports = "host|staged|gpudirect";
+
+std::vector<MpiAttrSpec> collective(const char* algorithms, bool has_bytes) {
+  std::vector<MpiAttrSpec> v = {
+      {K::Quantity, "ranks", kCount, "", "ranks taking part (default: one node's ranks)"},
+      {K::Keyword, "algorithm", {}, algorithms, "the algorithm (docs/models.md lists the defaults)"},
+      {K::Keyword, "model", {}, kModels, "the point-to-point model (default: the machine's)"},
+      {K::Keyword, "transport", {}, kTransports, "where the buffers live (default: host)"},
+  };
+  if (has_bytes) v.push_back({K::Quantity, "bytes", kBytes, "", "bytes of the operation (per rank)"});
+  return v;
+}
+
+const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
+  static const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>> table = {
+      {"section",
+       {{K::Quantity, "short_max", kBytes, "", "largest message sent with the short protocol"},
+        {K::Quantity, "eager_max", kBytes, "", "largest message sent with the eager protocol"},
+        {K::Quantity, "ranks_per_node", kCount, "", "MPI ranks per node (default: the node's GPUs)"},
+        {K::Quantity, "ranks_per_socket", kCount, "", "MPI ranks per socket (default: the GPUs of a socket)"},
+        {K::Keyword, "mapping", {}, "linear|cyclic|block|explicit", "rank-to-node mapping (default: linear)"},
+        {K::Keyword, "model", {}, kModels, "the default point-to-point model (default: kmodel)"},
+        {K::Quantity, "copy_latency", kTime, "", "host-staged MPI: latency of each device-host copy"},
+        {K::Quantity, "copy_per_byte", kTime / kBytes, "", "host-staged MPI: time per byte of each copy"},
+        {K::Quantity, "pin_delay", kTime, "", "GPUDirect: pinning delay of each message"}}},
+      {"halo",
+       {{K::Quantity, "ranks", kCount, "", "ranks taking part (default: one node's ranks)"},
+        {K::Quantity, "dims", kCount, "", "2 or 3 (default: 2, or 3 when pz is given)"},
+        {K::Quantity, "px", kCount, "", "ranks along x, the fastest-varying dimension"},
+        {K::Quantity, "py", kCount, "", "ranks along y"},
+        {K::Quantity, "pz", kCount, "", "ranks along z"},
+        {K::Truth, "periodic", {}, "", "whether the grid wraps around (default: true)"},
+        {K::Quantity, "neighbours", kCount, "", "4 or 8 in 2D, 6 or 26 in 3D (default: 4 or 6)"},
+        {K::Quantity, "face", kBytes, "", "bytes sent to a neighbour sharing a face"},
+        {K::Quantity, "edge", kBytes, "", "bytes sent to a neighbour sharing an edge (3D, 26 neighbours)"},
+        {K::Quantity, "corner", kBytes, "", "bytes sent to a neighbour sharing a corner (8 or 26 neighbours)"},
+        {K::Keyword, "model", {}, kModels, "the point-to-point model (default: the machine's)"},
+        {K::Keyword, "transport", {}, kTransports, "where the buffers live (default: host)"}}},
+      {"allreduce", collective("recursive_doubling|ring|rabenseifner|binomial_tree", true)},
+      {"reduce", collective("binomial_tree", true)},
+      {"bcast", collective("binomial_tree", true)},
+      {"allgather", collective("ring|recursive_doubling", true)},
+      {"alltoall", collective("pairwise", true)},
+      {"barrier", collective("dissemination", false)},
+  };
+  return table;
+}
+
+const std::vector<MpiAttrSpec>& settings() {
+  static const std::vector<MpiAttrSpec> table = {
+      {K::Keyword, "comm_model", {}, kModels, "the point-to-point model of every MPI operation"},
+      {K::Keyword, "transport", {}, kTransports, "the transport of every MPI operation"},
+  };
+  return table;
+}
+
+}  // namespace
+
+const std::vector<MpiAttrSpec>* mpi_schema(std::string_view owner) {
+  auto it = schemas().find(owner);
+  return it == schemas().end() ? nullptr : &it->second;
+}
+
+const MpiAttrSpec* find_mpi_attr(std::string_view owner, std::string_view name) {
+  const auto* schema = mpi_schema(owner);
+  if (!schema) return nullptr;
+  for (const auto& spec : *schema)
+    if (name == spec.name) return &spec;
+  return nullptr;
+}
+
+std::vector<std::string> mpi_words(const MpiAttrSpec& spec) {
+  std::vector<std::string> out;
+  std::string_view s = spec.keywords;
+  while (!s.empty()) {
+    size_t bar = s.find('|');
+    out.emplace_back(s.substr(0, bar));
+    if (bar == std::string_view::npos) break;
+    s.remove_prefix(bar + 1);
+  }
+  return out;
+}
+
+std::string mpi_operation_names() {
+  std::string out;
+  for (const auto& [name, _] : schemas())
+    if (name != "section") out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+const MpiAttrSpec* find_keyword_setting(std::string_view name) {
+  for (const auto& spec : settings())
+    if (name == spec.name) return &spec;
+  return nullptr;
+}
+
+}  // namespace gpm::frontend

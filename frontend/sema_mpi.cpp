@@ -1,0 +1,176 @@
+// sema_mpi.cpp: checks a machine's `mpi` section (attributes, fits) and the app's `mpi` operations.
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "frontend/mpi_schema.h"
+#include "frontend/sema.h"
+#include "frontend/suggest.h"
+
+namespace gpm::frontend {
+
+namespace {
+
+std::string join(const std::vector<std::string>& words) {
+  std::string out;
+  for (const auto& w : words) out += (out.empty() ? "" : ", ") + w;
+  return out;
+}
+
+}  // namespace
+
+// Attributes of an MPI section or operation: quantities of their dimension, truth values, or keywords. A keyword
+// attribute takes a bare word (`algorithm = ring`); `mapping` also takes `block(b)` and `explicit(n0, n1, ...)`.
+void Sema::check_mpi_attrs(const std::vector<Attr>& attrs, const std::string& owner, const Scope& scope) {
+  for (size_t i = 0; i < attrs.size(); ++i) {
+    const Attr& attr = attrs[i];
+    for (size_t k = 0; k < i; ++k)
+      if (attrs[k].name == attr.name) {
+        diags_.error(DiagKind::DuplicateDefinition, attr.name_range, fmt::format("attribute `{}` is set twice", attr.name));
+        diags_.note(attrs[k].name_range, "first set here");
+      }
+    const MpiAttrSpec* spec = find_mpi_attr(owner, attr.name);
+    std::string where = owner == "section" ? "an mpi section" : fmt::format("`mpi {}`", owner);
+    if (!spec) {
+      std::vector<std::string> names;
+      for (const auto& s : *mpi_schema(owner)) names.push_back(s.name);
+      std::string hint = did_you_mean(attr.name, names);
+      diags_.error(DiagKind::UnknownAttribute, attr.name_range,
+                   hint.empty() ? fmt::format("{} has no attribute `{}` (it has: {})", where, attr.name, join(names))
+                                : fmt::format("{} has no attribute `{}`{}", where, attr.name, hint));
+      continue;
+    }
+    Expr& value = *attr.value;
+    switch (spec->kind) {
+      case MpiAttrSpec::Kind::Quantity:
+        expect_dim(value, spec->dim, fmt::format("attribute `{}`", attr.name), scope);
+        break;
+      case MpiAttrSpec::Kind::Truth: {
+        Type t = check_expr(value, scope);
+        if (!t.is_error() && !t.is_bool())
+          diags_.error(DiagKind::TypeMismatch, value.range,
+                       fmt::format("attribute `{}` is a truth value (`true` or `false`)", attr.name));
+        break;
+      }
+      case MpiAttrSpec::Kind::Keyword: {
+        auto words = mpi_words(*spec);
+        bool with_args = attr.name == "mapping" && value.kind == ExprKind::Call &&
+                         (value.name == "block" || value.name == "explicit");
+        if (with_args) {
+          if (value.name == "block" && value.operands.size() != 1)
+            diags_.error(DiagKind::WrongArgumentCount, value.range, "`block(b)` takes one count: the ranks per block");
+          if (value.name == "explicit" && value.operands.empty())
+            diags_.error(DiagKind::WrongArgumentCount, value.range, "`explicit(...)` lists the node of each rank");
+          for (size_t a = 0; a < value.arg_names.size(); ++a)
+            if (!value.arg_names[a].empty())
+              diags_.error(DiagKind::UnknownArgument, value.operands[a]->range,
+                           fmt::format("`{}(...)` takes no named arguments", value.name));
+          for (auto& arg : value.operands) expect_dim(*arg, Dim::count(), "a mapping entry", scope);
+          break;
+        }
+        bool word = value.kind == ExprKind::Name && !value.parenthesized;
+        bool known = false;
+        for (const auto& w : words) known = known || (word && w == value.name);
+        if (!known) {
+          std::string hint = word ? did_you_mean(value.name, words) : "";
+          diags_.error(DiagKind::InvalidKeyword, value.range,
+                       fmt::format("`{}` must be one of {}{}{}", attr.name, join(words),
+                                   attr.name == "mapping" ? " (block(b), explicit(n0, n1, ...))" : "", hint));
+        }
+        break;
+      }
+    }
+  }
+}
+
+// E2E section 3.2 and Tables 2-4: a fit per locality class, protocol and model.
+void Sema::check_mpi_section(const MachineDecl& machine) {
+  Scope scope{nullptr, &machine};
+  for (size_t i = 1; i < machine.mpi.size(); ++i)
+    diags_.error(DiagKind::DuplicateDefinition, machine.mpi[i]->range, "a machine has one `mpi` section");
+  if (machine.mpi.empty()) return;
+  const MpiDecl& section = *machine.mpi[0];
+  check_mpi_attrs(section.attrs, "section", scope);
+  const std::vector<std::string> localities = {"intra_socket", "inter_socket", "inter_node"};
+  const std::vector<std::string> protocols = {"short", "eager", "rendezvous"};
+  std::map<std::string, SourceRange> seen;
+  for (const MpiFit& f : section.fits) {
+    bool ok = true;
+    auto keyword = [&](const std::string& word, SourceRange range, const std::vector<std::string>& allowed,
+                       const char* what) {
+      if (std::find(allowed.begin(), allowed.end(), word) != allowed.end()) return;
+      diags_.error(DiagKind::InvalidKeyword, range,
+                   fmt::format("unknown {} `{}` (one of {}){}", what, word, join(allowed), did_you_mean(word, allowed)));
+      ok = false;
+    };
+    keyword(f.locality, f.locality_range, localities, "locality class");
+    keyword(f.protocol, f.protocol_range, protocols, "protocol");
+    keyword(f.model, f.model_range, {"postal", "maxrate"}, "model");
+    if (!ok) continue;
+    std::string key = f.locality + " " + f.protocol + " " + f.model;
+    if (auto [it, inserted] = seen.emplace(key, f.range); !inserted) {
+      diags_.error(DiagKind::DuplicateDefinition, f.range, fmt::format("the {} fit is given twice", key));
+      diags_.note(it->second, "first given here");
+      continue;
+    }
+    const Dim per_byte = Dim::seconds() / Dim::byte(), rate = Dim::byte() / Dim::seconds();
+    size_t n = f.args.size();
+    if (f.model == "postal" && n != 2) {
+      diags_.error(DiagKind::WrongArgumentCount, f.range,
+                   fmt::format("postal(alpha, beta) takes 2 values, not {} (E2E eq. 1)", n));
+      continue;
+    }
+    if (f.model == "maxrate" && n != 2 && n != 3) {
+      diags_.error(DiagKind::WrongArgumentCount, f.range,
+                   fmt::format("maxrate takes (alpha, R_Cb, R_Ci) or, for short messages, (alpha, beta); not {} "
+                               "values (E2E eq. 2, 3)",
+                               n));
+      continue;
+    }
+    expect_dim(*f.args[0], Dim::seconds(), "alpha", scope);
+    if (n == 2) expect_dim(*f.args[1], per_byte, "beta", scope);
+    if (n == 3) {
+      expect_dim(*f.args[1], rate, "R_Cb", scope);
+      expect_dim(*f.args[2], rate, "R_Ci", scope);
+    }
+  }
+  if (!section.fits.empty()) {
+    bool has_short = false, has_eager = false;
+    for (const auto& a : section.attrs) {
+      has_short = has_short || a.name == "short_max";
+      has_eager = has_eager || a.name == "eager_max";
+    }
+    if (!has_short || !has_eager)
+      diags_.error(DiagKind::MissingAttribute, section.range,
+                   "an mpi section with fits needs the protocol thresholds `short_max` and `eager_max`");
+  }
+}
+
+void Sema::check_mpi_stmt(Stmt& s, const Scope& scope) {
+  if (!mpi_schema(s.name) || s.name == "section") {
+    std::vector<std::string> ops;
+    std::string all = mpi_operation_names();
+    for (size_t at = 0; at <= all.size();) {
+      size_t comma = all.find(", ", at);
+      ops.push_back(all.substr(at, comma == std::string::npos ? std::string::npos : comma - at));
+      if (comma == std::string::npos) break;
+      at = comma + 2;
+    }
+    diags_.error(DiagKind::InvalidKeyword, s.name_range,
+                 fmt::format("unknown MPI operation `{}` (one of {}){}", s.name, all, did_you_mean(s.name, ops)));
+    return;
+  }
+  check_mpi_attrs(s.attrs, s.name, scope);
+  auto has = [&](const char* name) {
+    for (const auto& a : s.attrs)
+      if (a.name == name) return true;
+    return false;
+  };
+  if (s.name == "halo" && !has("face"))
+    diags_.error(DiagKind::MissingAttribute, s.name_range, "`mpi halo` needs `face`, the bytes sent to a face neighbour");
+  else if (s.name != "halo" && s.name != "barrier" && !has("bytes"))
+    diags_.error(DiagKind::MissingAttribute, s.name_range, fmt::format("`mpi {}` needs `bytes`", s.name));
+}
+
+}  // namespace gpm::frontend

@@ -1,0 +1,301 @@
+// lower_mpi.cpp: lowers a machine's `mpi` section to engine inputs and the app's `mpi` operations to engine tasks.
+#include <cmath>
+#include <fmt/format.h>
+
+#include "engines/mpi/mpi_engine.h"
+#include "frontend/mpi_schema.h"
+#include "ir/lower.h"
+#include "ir/topology.h"
+
+namespace gpm::ir {
+
+using namespace frontend;
+
+// What the operations need from the machine's section: the input values (thresholds, fits, copy costs), which fits
+// exist, and the static layout choices (ranks per node and socket, mapping, default model).
+struct MpiMachineInfo {
+  std::vector<ValueId> inputs;  // mpi::in::kMachineInputs values
+  mpi::FitTable fits;
+  mpi::CommModel model = mpi::CommModel::KModel;
+  mpi::Mapping mapping;
+  SourceRange mapping_range;
+  int64_t ranks_per_node = 1, ranks_per_socket = 1;
+  bool has_copy = false, has_pin = false;
+};
+
+namespace {
+
+const Attr* find_attr(const std::vector<Attr>& attrs, std::string_view name) {
+  for (const auto& a : attrs)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+mpi::CommModel model_of(const std::string& word) {
+  return word == "postal" ? mpi::CommModel::Postal : word == "maxrate" ? mpi::CommModel::MaxRate : mpi::CommModel::KModel;
+}
+
+mpi::Transport transport_of(const std::string& word) {
+  return word == "staged" ? mpi::Transport::Staged : word == "gpudirect" ? mpi::Transport::GpuDirect : mpi::Transport::Host;
+}
+
+mpi::Algorithm algorithm_of(const std::string& word) {
+  if (word == "binomial_tree") return mpi::Algorithm::BinomialTree;
+  if (word == "recursive_doubling") return mpi::Algorithm::RecursiveDoubling;
+  if (word == "ring") return mpi::Algorithm::Ring;
+  if (word == "rabenseifner") return mpi::Algorithm::Rabenseifner;
+  if (word == "pairwise") return mpi::Algorithm::Pairwise;
+  return mpi::Algorithm::Dissemination;
+}
+
+mpi::Collective collective_of(const std::string& op) {
+  if (op == "allreduce") return mpi::Collective::Allreduce;
+  if (op == "reduce") return mpi::Collective::Reduce;
+  if (op == "bcast") return mpi::Collective::Bcast;
+  if (op == "allgather") return mpi::Collective::Allgather;
+  if (op == "alltoall") return mpi::Collective::Alltoall;
+  return mpi::Collective::Barrier;
+}
+
+std::string model_title(const mpi::Choice& c) {
+  std::string s = c.model == mpi::CommModel::Postal    ? "postal (E2E eq. 1)"
+                  : c.model == mpi::CommModel::MaxRate ? "max-rate (E2E eq. 2, 3)"
+                                                       : "K-model (E2E eq. 2-5)";
+  if (c.transport == mpi::Transport::Staged) s += ", host-staged (GPUDirect paper, Table I)";
+  if (c.transport == mpi::Transport::GpuDirect) s += ", GPUDirect (GPUDirect paper, Table I)";
+  return s;
+}
+
+}  // namespace
+
+void Lowerer::lower_mpi_section(const MachineDecl& machine) {
+  mpi_ = nullptr;
+  if (machine.mpi.empty()) return;
+  const MpiDecl& section = *machine.mpi[0];
+  auto info = std::make_shared<MpiMachineInfo>();
+  auto count = [&](const Attr& a, int64_t lo, int64_t hi) -> std::optional<int64_t> {
+    double v = eager_value(lower_expr(*a.value));
+    if (!std::isfinite(v) || v != std::floor(v) || v < double(lo) || v > double(hi)) {
+      diags_.error(DiagKind::NotAnInteger, a.value->range,
+                   fmt::format("`{}` must be a whole number from {} to {}, not {}", a.name, lo, hi, v));
+      return std::nullopt;
+    }
+    return int64_t(v);
+  };
+  // One rank per GPU by default (E2E section 4.1, GPUDirect paper section IV): the node's GPUs, and the most GPUs
+  // one socket holds.
+  std::map<std::string, int64_t> per_socket;
+  for (int g : components_of_kind(m_.topology, "gpu")) {
+    const std::string& path = m_.topology.components[size_t(g)].path;
+    size_t dot = path.find('.');
+    per_socket[dot == std::string::npos ? "" : path.substr(0, dot)] += 1;
+  }
+  int64_t gpus = 0, most = 0;
+  for (const auto& [_, n] : per_socket) {
+    gpus += n;
+    most = std::max(most, n);
+  }
+  info->ranks_per_node = std::max<int64_t>(gpus, 1);
+  info->ranks_per_socket = per_socket.count("") || most == 0 ? info->ranks_per_node : most;
+  if (const Attr* a = find_attr(section.attrs, "ranks_per_node")) {
+    if (auto v = count(*a, 1, 1 << 20)) {
+      info->ranks_per_node = *v;
+      int64_t sockets = std::max<int64_t>(int64_t(per_socket.size()) - int64_t(per_socket.count("")), 1);
+      info->ranks_per_socket = (*v + sockets - 1) / sockets;
+    }
+  }
+  if (const Attr* a = find_attr(section.attrs, "ranks_per_socket"))
+    if (auto v = count(*a, 1, 1 << 20)) info->ranks_per_socket = *v;
+  if (const Attr* a = find_attr(section.attrs, "mapping")) {
+    const Expr& e = *a->value;
+    info->mapping_range = e.range;
+    if (e.kind == ExprKind::Call && e.name == "block") {
+      info->mapping.kind = mpi::Mapping::Kind::Block;
+      double v = eager_value(lower_expr(*e.operands[0]));
+      if (!std::isfinite(v) || v != std::floor(v) || v < 1 || v > double(mpi::kMaxRanks))
+        diags_.error(DiagKind::NotAnInteger, e.operands[0]->range,
+                     fmt::format("a block mapping needs a whole number of ranks per block, not {}", v));
+      else
+        info->mapping.block = int64_t(v);
+    } else if (e.kind == ExprKind::Call) {
+      info->mapping.kind = mpi::Mapping::Kind::Explicit;
+      for (const auto& arg : e.operands) {
+        double v = eager_value(lower_expr(*arg));
+        if (!std::isfinite(v) || v != std::floor(v) || v < 0 || v > double(mpi::kMaxRanks)) {
+          diags_.error(DiagKind::NotAnInteger, arg->range, fmt::format("a node number must be a whole number, not {}", v));
+          break;
+        }
+        info->mapping.nodes.push_back(int64_t(v));
+      }
+    } else if (e.name == "cyclic") {
+      info->mapping.kind = mpi::Mapping::Kind::Cyclic;
+    } else if (e.name == "explicit") {
+      diags_.error(DiagKind::InvalidMapping, e.range, "an explicit mapping lists the node of each rank: explicit(0, 0, 1, 1)");
+    }
+  }
+  if (const Attr* a = find_attr(section.attrs, "model")) info->model = model_of(a->value->name);
+  // The values the engines read, in the order of engines/mpi/p2p.h.
+  info->inputs.assign(size_t(mpi::in::kMachineInputs), kNoValue);
+  auto value_of = [&](const char* name, Dim dim, CheckKind check, bool* present) {
+    if (const Attr* a = find_attr(section.attrs, name)) {
+      ValueId v = lower_expr(*a->value);
+      add_check(check, v, a->value->range, fmt::format("`{}` of the mpi section", name));
+      if (present) *present = true;
+      return v;
+    }
+    return b_.constant(0, dim, section.range);
+  };
+  info->inputs[mpi::in::kShortMax] = value_of("short_max", Dim::byte(), CheckKind::NonNegative, nullptr);
+  info->inputs[mpi::in::kEagerMax] = value_of("eager_max", Dim::byte(), CheckKind::NonNegative, nullptr);
+  bool latency = false, per_byte = false;
+  info->inputs[mpi::in::kCopyLatency] = value_of("copy_latency", Dim::seconds(), CheckKind::NonNegative, &latency);
+  info->inputs[mpi::in::kCopyPerByte] =
+      value_of("copy_per_byte", Dim::seconds() / Dim::byte(), CheckKind::NonNegative, &per_byte);
+  info->has_copy = latency && per_byte;
+  info->inputs[mpi::in::kPinDelay] = value_of("pin_delay", Dim::seconds(), CheckKind::NonNegative, &info->has_pin);
+  ValueId zero = b_.constant(0, Dim(), section.range);
+  for (int i = mpi::in::kFits; i < mpi::in::kMachineInputs; ++i) info->inputs[size_t(i)] = zero;
+  for (const MpiFit& f : section.fits) {
+    auto l = f.locality == "intra_socket"   ? mpi::Locality::IntraSocket
+             : f.locality == "inter_socket" ? mpi::Locality::InterSocket
+                                            : mpi::Locality::InterNode;
+    auto p = f.protocol == "short" ? mpi::Protocol::Short : f.protocol == "eager" ? mpi::Protocol::Eager : mpi::Protocol::Rendezvous;
+    size_t idx = size_t(mpi::FitTable::index(l, p));
+    int at = mpi::in::fit(l, p) + (f.model == "postal" ? 0 : 2);
+    std::string what = fmt::format("the {} {} {} fit", f.locality, f.protocol, f.model);
+    for (size_t i = 0; i < f.args.size(); ++i) {
+      ValueId v = lower_expr(*f.args[i]);
+      // alpha and beta are never negative; rates are positive.
+      add_check(f.model == "maxrate" && f.args.size() == 3 && i > 0 ? CheckKind::Positive : CheckKind::NonNegative, v,
+                f.args[i]->range, what);
+      info->inputs[size_t(at) + i] = v;
+    }
+    if (f.model == "postal") info->fits.postal[idx] = true;
+    else info->fits.maxrate[idx] = f.args.size() == 3 ? mpi::MaxRateForm::Full : mpi::MaxRateForm::Short;
+  }
+  mpi_ = info;
+}
+
+Task Lowerer::lower_mpi(const Stmt& s) {
+  Task failed = Task::make(TaskKind::Op, "mpi " + s.name, s.range);
+  if (!mpi_) {
+    diags_.error(DiagKind::MissingAttribute, s.range,
+                 fmt::format("machine `{}` has no `mpi` section, which `mpi {}` needs", m_.machine_name, s.name));
+    return failed;
+  }
+  const MpiMachineInfo& info = *mpi_;
+  auto count = [&](const char* name, int64_t lo, int64_t hi, int64_t fallback) -> std::optional<int64_t> {
+    const Attr* a = find_attr(s.attrs, name);
+    if (!a) return fallback;
+    double v = eager_value(lower_expr(*a->value));
+    if (!std::isfinite(v) || v != std::floor(v) || v < double(lo) || v > double(hi)) {
+      diags_.error(DiagKind::NotAnInteger, a->value->range,
+                   fmt::format("`{}` must be a whole number from {} to {}, not {}", name, lo, hi, v));
+      return std::nullopt;
+    }
+    return int64_t(v);
+  };
+  auto ranks = count("ranks", 1, mpi::kMaxRanks, info.ranks_per_node);
+  if (!ranks) return failed;
+  mpi::Choice choice;
+  choice.fits = info.fits;
+  choice.model = info.model;
+  if (const Attr* a = find_attr(s.attrs, "model")) choice.model = model_of(a->value->name);
+  if (auto it = keywords_.find("comm_model"); it != keywords_.end()) choice.model = model_of(it->second);
+  if (const Attr* a = find_attr(s.attrs, "transport")) choice.transport = transport_of(a->value->name);
+  if (auto it = keywords_.find("transport"); it != keywords_.end()) choice.transport = transport_of(it->second);
+  if (choice.transport == mpi::Transport::Staged && !info.has_copy) {
+    diags_.error(DiagKind::MissingAttribute, s.range,
+                 "host-staged MPI needs `copy_latency` and `copy_per_byte` in the machine's mpi section");
+    return failed;
+  }
+  if (choice.transport == mpi::Transport::GpuDirect && !info.has_pin) {
+    diags_.error(DiagKind::MissingAttribute, s.range, "GPUDirect MPI needs `pin_delay` in the machine's mpi section");
+    return failed;
+  }
+  mpi::Layout layout = mpi::make_layout(*ranks, info.ranks_per_node, info.ranks_per_socket, info.mapping);
+  if (!layout.error.empty()) {
+    diags_.error(DiagKind::InvalidMapping, s.range, fmt::format("`mpi {}` over {} ranks: {}", s.name, *ranks, layout.error));
+    if (info.mapping_range.file != kNoFile) diags_.note(info.mapping_range, "the mapping is given here");
+    return failed;
+  }
+  std::vector<ValueId> inputs = info.inputs;
+  auto bytes = [&](const char* name, bool required, const char* why) {
+    const Attr* a = find_attr(s.attrs, name);
+    if (!a) {
+      if (required)
+        diags_.error(DiagKind::MissingAttribute, s.range, fmt::format("`mpi {}` needs `{}`: {}", s.name, name, why));
+      return b_.constant(0, Dim::byte(), s.range);
+    }
+    ValueId v = lower_expr(*a->value);
+    add_check(CheckKind::NonNegative, v, a->value->range, fmt::format("`{}` of `mpi {}`", name, s.name));
+    add_check(CheckKind::WholeNumber, v, a->value->range, fmt::format("`{}` of `mpi {}` in bytes", name, s.name));
+    return v;
+  };
+  std::shared_ptr<mpi::CommEngine> engine;
+  std::string title;
+  if (s.name == "halo") {
+    mpi::Grid grid;
+    auto dims = count("dims", 2, 3, find_attr(s.attrs, "pz") ? 3 : 2);
+    if (!dims) return failed;
+    grid.dims = int(*dims);
+    auto neighbours = count("neighbours", 1, 26, grid.dims == 2 ? 4 : 6);
+    if (!neighbours) return failed;
+    grid.neighbours = int(*neighbours);
+    if ((grid.dims == 2 && grid.neighbours != 4 && grid.neighbours != 8) ||
+        (grid.dims == 3 && grid.neighbours != 6 && grid.neighbours != 26)) {
+      diags_.error(DiagKind::InvalidDecomposition, find_attr(s.attrs, "neighbours")->value->range,
+                   fmt::format("a {}D halo has {} neighbours, not {}", grid.dims, grid.dims == 2 ? "4 or 8" : "6 or 26",
+                               grid.neighbours));
+      return failed;
+    }
+    const char* names[3] = {"px", "py", "pz"};
+    int given = 0;
+    for (int d = 0; d < grid.dims; ++d) given += find_attr(s.attrs, names[d]) != nullptr;
+    if (given == grid.dims) {
+      for (int d = 0; d < grid.dims; ++d) {
+        auto v = count(names[d], 1, mpi::kMaxRanks, 1);
+        if (!v) return failed;
+        grid.extent[size_t(d)] = *v;
+      }
+    } else if (given == 0) {
+      grid.extent = mpi::balanced_extents(*ranks, grid.dims);
+    } else {
+      diags_.error(DiagKind::InvalidDecomposition, s.name_range,
+                   fmt::format("give all of {} or none of them (then the grid is balanced)",
+                               grid.dims == 2 ? "px, py" : "px, py, pz"));
+      return failed;
+    }
+    if (const Attr* a = find_attr(s.attrs, "periodic")) grid.periodic = eager_value(lower_expr(*a->value)) != 0;
+    inputs.push_back(bytes("face", true, "the bytes sent to a face neighbour"));
+    inputs.push_back(bytes("edge", grid.dims == 3 && grid.neighbours == 26, "the bytes sent to an edge neighbour"));
+    inputs.push_back(bytes("corner", grid.neighbours == 8 || grid.neighbours == 26, "the bytes sent to a corner neighbour"));
+    std::string error;
+    engine = mpi::CommEngine::halo(choice, layout, grid, error);
+    if (!engine) {
+      diags_.error(DiagKind::InvalidDecomposition, s.range, fmt::format("`mpi halo`: {}", error));
+      return failed;
+    }
+    title = grid.dims == 2 ? fmt::format("mpi halo ({} x {} ranks, {} neighbours)", grid.extent[0], grid.extent[1],
+                                         grid.neighbours)
+                           : fmt::format("mpi halo ({} x {} x {} ranks, {} neighbours)", grid.extent[0], grid.extent[1],
+                                         grid.extent[2], grid.neighbours);
+  } else {
+    mpi::Collective c = collective_of(s.name);
+    mpi::Algorithm alg = mpi::default_algorithm(c);
+    if (const Attr* a = find_attr(s.attrs, "algorithm")) alg = algorithm_of(a->value->name);
+    inputs.push_back(c == mpi::Collective::Barrier ? b_.constant(0, Dim::byte(), s.range)
+                                                   : bytes("bytes", true, "the bytes of the operation"));
+    engine = mpi::CommEngine::collective(choice, layout, c, alg);
+    title = fmt::format("mpi {} ({}, {} ranks)", s.name, mpi::algorithm_name(alg), *ranks);
+  }
+  if (diags_.has_errors()) return failed;
+  Task task = Task::make(TaskKind::Engine, title, s.range);
+  task.part = "communication";
+  task.model = model_title(choice);
+  task.engine_call = int32_t(m_.engine_calls.size());
+  m_.engine_calls.push_back({engine, inputs});
+  return task;
+}
+
+}  // namespace gpm::ir
