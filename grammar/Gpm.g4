@@ -45,15 +45,13 @@ machineItem
   | letDecl
   | nodeDecl
   | arbitrationDecl
+  | mpiDecl
   | attr
   ;
 
 // How shared links divide their bandwidth: `arbitration pcie on PCIe3 { tau = 0.17 }` (links of type PCIe3),
 // `arbitration maxmin` (every link no other arbitration names).
 arbitrationDecl : 'arbitration' kind=IDENT ('on' linkType=IDENT)? attrBlock? ';'? ;
-  | mpiDecl
-  | attr
-  ;
 
 // The machine's MPI description: thresholds, ranks, mapping, and one fit per locality class, protocol and model:
 // `inter_node rendezvous maxrate(9.33e-6 s, 1.23e10 B/s, 2.58e7 B/s)`.
