@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# mpi_scale.sh: times `gpmc eval` of a halo exchange and an allreduce over 10^6 ranks (bench/mpi_million.gpm on
+# machines/summit.gpm): 2D (1000 x 1000, 4 neighbours) and 3D (100^3, 26 neighbours), each model, 3 runs each
+# (wall seconds, as bash's `time` reports them). Usage: bench/mpi_scale.sh [GPMC]   (from the repository root)
+set -eu
+gpmc=${1:-build/gpmc}
+TIMEFORMAT=%R
+for dims in 2 3; do
+  for model in postal maxrate kmodel; do
+    times=""
+    for _ in 1 2 3; do
+      t=$( { time "$gpmc" eval machines/summit.gpm bench/mpi_million.gpm --set dims=$dims --set comm_model=$model \
+             > /dev/null; } 2>&1 )
+      times="$times $t"
+    done
+    echo "${dims}D $model:$times s"
+  done
+done
