@@ -251,6 +251,7 @@ struct Stmt {
   SourceRange host_kind_range;
   ExprPtr expr;  // Copy: bytes or buffer; Iterate: count; Overhead: time
   std::optional<CompRef> on;
+  std::vector<Attr> attrs;  // Copy: `{ streams = N }`
   std::vector<std::unique_ptr<Stmt>> body;
   std::vector<FlowItem> flows;  // Flows
   bool unordered = false;       // Flows: each source's flows may go in any order (gpmc search)

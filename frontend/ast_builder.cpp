@@ -441,6 +441,7 @@ struct AstBuilder::Impl {
       }
       s->expr = expr(c->expr());
       if (c->compRef()) s->on = comp_ref(c->compRef());
+      if (c->attrBlock()) s->attrs = attrs(c->attrBlock());
     } else if (auto* q = dynamic_cast<P::SeqStmtContext*>(ctx)) {
       s->kind = StmtKind::Seq;
       body(q->block());

@@ -409,6 +409,10 @@ void Sema::check_stmt(const AppDecl& app, Stmt& s) {
         break;
       }
       if (s.on) check_comp_ref(*s.on, scope);
+      check_attrs(s.attrs, "copy", scope);
+      if (!s.attrs.empty() && s.direction == "d2d")
+        diags_.error(DiagKind::InvalidKeyword, s.attrs[0].name_range,
+                     "`streams` applies to host-device copies (LogGP), not to d2d");
       // `copy h2d buf` takes its size and host memory kind from the data declaration.
       if (s.expr->kind == ExprKind::Name && !s.expr->parenthesized)
         for (const auto& d : app.data)

@@ -92,7 +92,7 @@ kernelDecl : 'kernel' IDENT ('on' compRef)? attrBlock ;
 
 stmt
   : 'run' IDENT ('on' compRef)? ';'?                         # runStmt
-  | 'copy' direction=IDENT expr hostKind=IDENT? ('on' compRef)? ';'?  # copyStmt
+  | 'copy' direction=IDENT expr hostKind=IDENT? ('on' compRef)? attrBlock? ';'?  # copyStmt
   | 'seq' block                                              # seqStmt
   | 'par' block                                              # parStmt
   | 'iterate' expr block                                     # iterateStmt

@@ -75,6 +75,9 @@ struct Link {
   bool bidirectional = true;
   ValueId bw[2] = {kNoValue, kNoValue};
   ValueId latency[2] = {kNoValue, kNoValue};
+  ValueId gap[2] = {kNoValue, kNoValue};  // LogGP gap g per direction; kNoValue when not given
+  ValueId bw_duplex[2] = {kNoValue, kNoValue};  // bandwidth while copies run both ways; kNoValue when not given
+  ValueId bw_mapped[2] = {kNoValue, kNoValue};  // bandwidth beside device-mapped accesses; kNoValue when not given
   std::string type_name;
   SourceRange range;
 };

@@ -81,6 +81,8 @@ class Lowerer {
   Task lower_run(const frontend::AppDecl& app, const frontend::Stmt& stmt);
   Task lower_copy(const frontend::Stmt& stmt);
   Task lower_flows(const frontend::Stmt& stmt);  // lower_congestion.cpp
+  Task lower_stream_copy(const frontend::Stmt& stmt, Task task, const std::string& host_kind, ValueId lo,
+                         ValueId bytes, ValueId bw, ValueId gap);
   int gpu_for(const std::optional<frontend::CompRef>& on, SourceRange site);
   ValueId gpu_attr(int gpu, const std::string& attr, SourceRange site, const std::string& why);
 

@@ -136,11 +136,12 @@ Task Lowerer::lower_copy(const Stmt& s) {
   }
   // The path's L+O is the sum of its links' latencies and of the latencies of the switches and root
   // complexes it crosses; its bandwidth is the slowest link's.
-  ValueId lo = kNoValue, bw = kNoValue;
+  ValueId lo = kNoValue, bw = kNoValue, gap = kNoValue;
   for (size_t i = 0; i < path->size(); ++i) {
     const Hop& hop = (*path)[i];
     const Link& link = m_.topology.links[size_t(hop.link)];
-    ValueId l = link.latency[hop.direction], w = link.bw[hop.direction];
+    ValueId l = link.latency[hop.direction], w = link.bw[hop.direction], g = link.gap[hop.direction];
+    if (g != kNoValue) gap = gap == kNoValue ? g : b_.binary(Opcode::Max, gap, g, link.range);
     lo = lo == kNoValue ? l : b_.binary(Opcode::Add, lo, l, link.range);
     bw = bw == kNoValue ? w : b_.binary(Opcode::Min, bw, w, link.range);
     if (i + 1 == path->size()) break;
@@ -157,6 +158,7 @@ Task Lowerer::lower_copy(const Stmt& s) {
   }
   task.name += " (" + route + ")";
   task.terms = {{"L+O", lo}, {"path bandwidth", bw}};
+  if (!s.attrs.empty()) return lower_stream_copy(s, task, host_kind, lo, bytes, bw, gap);
   if (host_kind == "pinned") {
     task.model = "AHEAD eq. 10, pinned";
     task.value = call_stdlib("ahead_pinned_copy_time", {lo, bytes, bw}, s.range);
@@ -173,6 +175,37 @@ Task Lowerer::lower_copy(const Stmt& s) {
   task.model = "AHEAD eq. 9, pageable";
   task.value = call_stdlib("ahead_pageable_copy_time", {lo, bytes, mem_bw->second, bw}, s.range);
   task.terms.push_back({"host memory bandwidth", mem_bw->second});
+  return task;
+}
+
+// A pinned copy split over n streams (`{ streams = n }`): van Werkhoven et al. section V, LogGP with the
+// path's L+O, G = 1 / path bandwidth and the largest gap g of the path's links: T = L+o + kG + g (n - 1).
+Task Lowerer::lower_stream_copy(const Stmt& s, Task task, const std::string& host_kind, ValueId lo, ValueId bytes,
+                                ValueId bw, ValueId gap) {
+  const Attr& streams = s.attrs[0];
+  if (host_kind != "pinned") {
+    diags_.error(DiagKind::InvalidKeyword, streams.name_range,
+                 "copies over streams are asynchronous and need pinned host memory, not pageable");
+    return task;
+  }
+  ValueId n = lower_expr(*streams.value);
+  if (gap == kNoValue && eager_value(n) == 1) {  // one stream: no gap is paid, AHEAD eq. 10 alone
+    task.model = "AHEAD eq. 10, pinned";
+    task.value = call_stdlib("ahead_pinned_copy_time", {lo, bytes, bw}, s.range);
+    return task;
+  }
+  if (gap == kNoValue) {
+    diags_.error(DiagKind::MissingAttribute, streams.name_range,
+                 "a copy over streams needs the LogGP gap of its path: give a link on it `gap` (or `gap_fwd` and "
+                 "`gap_rev`)");
+    return task;
+  }
+  m_.checks.push_back({CheckKind::WholeNumber, n, kNoValue, kNoValue, streams.value->range, "a stream count"});
+  add_check(CheckKind::Positive, n, streams.value->range, "a stream count");
+  task.model = "LogGP streams (van Werkhoven et al. section V)";
+  task.value = call_stdlib("loggp_copy_time", {lo, bytes, bw, gap, n}, s.range);
+  task.terms.push_back({"gap g", gap});
+  task.terms.push_back({"streams", n});
   return task;
 }
 

@@ -49,7 +49,7 @@ static std::optional<CheckKind> attribute_check(const std::string& attr) {
   if (attr == "bw" || attr == "mem_bw" || attr.rfind("peak_", 0) == 0 || attr == "mem_size" || attr == "size" ||
       attr == "cores" || attr == "freq")
     return CheckKind::Positive;
-  if (attr == "latency" || attr == "d2d_latency" || attr == "copy_engines" || attr == "sms")
+  if (attr == "latency" || attr == "d2d_latency" || attr == "copy_engines" || attr == "sms" || attr == "implicit_sync")
     return CheckKind::NonNegative;
   return std::nullopt;
 }
@@ -164,6 +164,9 @@ void Lowerer::add_links(const std::vector<NodeItem>& items, const std::string& p
     };
     std::pair<ValueId, SourceRange> bw[2] = {pick("bw_fwd", "bw"), pick("bw_rev", "bw")};
     std::pair<ValueId, SourceRange> lat[2] = {pick("latency_fwd", "latency"), pick("latency_rev", "latency")};
+    std::pair<ValueId, SourceRange> gap[2] = {pick("gap_fwd", "gap"), pick("gap_rev", "gap")};
+    std::pair<ValueId, SourceRange> duplex[2] = {pick("bw_duplex_fwd", "bw_duplex"), pick("bw_duplex_rev", "bw_duplex")};
+    std::pair<ValueId, SourceRange> mapped[2] = {pick("bw_mapped_fwd", "bw_mapped"), pick("bw_mapped_rev", "bw_mapped")};
     for (const auto& pair : l.pairs) {
       if (bw[0].first == kNoValue || (pair.bidirectional && bw[1].first == kNoValue)) {
         diags_.error(DiagKind::MissingAttribute, pair.range,
@@ -206,6 +209,21 @@ void Lowerer::add_links(const std::vector<NodeItem>& items, const std::string& p
               link.latency[d] = lat[d].first;
               add_check(CheckKind::NonNegative, lat[d].first, lat[d].second,
                         fmt::format("the latency of {}{}", name, direction(lat)));
+            }
+            if (gap[d].first != kNoValue) {
+              link.gap[d] = gap[d].first;
+              add_check(CheckKind::NonNegative, gap[d].first, gap[d].second,
+                        fmt::format("the gap of {}{}", name, direction(gap)));
+            }
+            if (duplex[d].first != kNoValue) {
+              link.bw_duplex[d] = duplex[d].first;
+              add_check(CheckKind::Positive, duplex[d].first, duplex[d].second,
+                        fmt::format("the duplex bandwidth of {}{}", name, direction(duplex)));
+            }
+            if (mapped[d].first != kNoValue) {
+              link.bw_mapped[d] = mapped[d].first;
+              add_check(CheckKind::Positive, mapped[d].first, mapped[d].second,
+                        fmt::format("the mapped bandwidth of {}{}", name, direction(mapped)));
             }
           }
           m_.topology.links.push_back(link);

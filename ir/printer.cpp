@@ -78,6 +78,9 @@ std::string print_module(const Module& m, const std::vector<std::optional<double
     if (l.bidirectional) out += fmt::format("/%{}", l.bw[1]);
     out += fmt::format(" latency=%{}", l.latency[0]);
     if (l.bidirectional) out += fmt::format("/%{}", l.latency[1]);
+    if (l.gap[0] != kNoValue || l.gap[1] != kNoValue)
+      out += fmt::format(" gap={}/{}", l.gap[0] == kNoValue ? "-" : fmt::format("%{}", l.gap[0]),
+                         l.gap[1] == kNoValue ? "-" : fmt::format("%{}", l.gap[1]));
     out += "\n";
   }
   out += "tasks:\n";
