@@ -220,6 +220,7 @@ std::unique_ptr<Compiled> Session::compile_checked(const std::string& machine_fi
   auto compiled = std::make_unique<Compiled>();
   ir::Lowerer lowerer(sema_.program(), sources_, diags_, compiled->module, bindings);
   lowerer.set_keyword_settings(keywords);
+  lowerer.set_strategy_override(options_.strategy);
   lowerer.lower_params({machine, app});
   compiled->bound.resize(compiled->module.params.size());
   for (const auto& [decl, value] : bindings) compiled->bound[size_t(lowerer.slot_of(decl))] = value;

@@ -17,6 +17,7 @@ namespace gpm::driver {
 struct Options {
   std::vector<std::string> include_dirs;
   std::string stdlib_dir;  // empty: the standard library found next to the sources or installed
+  std::string strategy;    // non-empty: every `offload` uses this strategy (`--strategy`, `--compare strategy`)
 };
 
 // `--set name=value`, as typed.

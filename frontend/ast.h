@@ -238,7 +238,7 @@ struct FlowItem {
   SourceRange range;
 };
 
-enum class StmtKind { Run, Copy, Seq, Par, Iterate, Phase, Overhead, Flows, Mpi };
+enum class StmtKind { Run, Copy, Seq, Par, Iterate, Phase, Overhead, Flows, Mpi, Offload };
 
 struct Stmt {
   StmtKind kind;
@@ -251,7 +251,8 @@ struct Stmt {
   SourceRange host_kind_range;
   ExprPtr expr;  // Copy: bytes or buffer; Iterate: count; Overhead: time
   std::optional<CompRef> on;
-  std::vector<Attr> attrs;  // Copy: `{ streams = N }`
+  std::vector<Attr> attrs;  // Copy: `{ streams = N }`; Offload: its attributes
+  std::string strategy;     // Offload: explicit | implicit | streams | hybrid (set by sema)
   std::vector<std::unique_ptr<Stmt>> body;
   std::vector<FlowItem> flows;  // Flows
   bool unordered = false;       // Flows: each source's flows may go in any order (gpmc search)

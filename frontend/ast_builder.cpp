@@ -482,6 +482,12 @@ struct AstBuilder::Impl {
       s->name = mp->op->getText();
       s->name_range = range(mp->op);
       if (mp->attrBlock()) s->attrs = attrs(mp->attrBlock());
+    } else if (auto* of = dynamic_cast<P::OffloadStmtContext*>(ctx)) {
+      s->kind = StmtKind::Offload;
+      s->name = of->IDENT()->getText();
+      s->name_range = range(of->IDENT());
+      if (of->compRef()) s->on = comp_ref(of->compRef());
+      s->attrs = attrs(of->attrBlock());
     } else {
       auto* o = dynamic_cast<P::OverheadStmtContext*>(ctx);
       s->kind = StmtKind::Overhead;

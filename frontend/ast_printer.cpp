@@ -126,7 +126,9 @@ struct Printer {
         line(depth, "mpi " + s.name, s.range);
         attrs(depth + 1, s.attrs);
         break;
+      case StmtKind::Offload: line(depth, "offload " + s.name + on, s.range); break;
     }
+    if (!s.attrs.empty() && s.kind != StmtKind::Mpi) attrs(depth + 1, s.attrs);  // Mpi prints its own
     for (const auto& child : s.body) stmt(depth + 1, *child);
   }
   void decl(const Decl& d) {

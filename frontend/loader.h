@@ -17,7 +17,7 @@ struct LoaderOptions {
   std::string stdlib_dir;
   std::vector<std::string> include_dirs;
   // Standard-library files loaded before any user file (closed forms the lowering calls).
-  std::vector<std::string> prelude = {"roofline", "transfer", "pcie", "nvlink", "loggp"};
+  std::vector<std::string> prelude = {"roofline", "transfer", "pcie", "nvlink", "loggp", "overlap"};
 };
 
 class Loader {

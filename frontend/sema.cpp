@@ -443,6 +443,7 @@ void Sema::check_stmt(const AppDecl& app, Stmt& s) {
     case StmtKind::Overhead: expect_dim(*s.expr, Dim::seconds(), "an overhead", scope); break;
     case StmtKind::Flows: check_flows(app, s); break;
     case StmtKind::Mpi: check_mpi_stmt(s, scope); break;
+    case StmtKind::Offload: check_offload(s, scope); break;
     default: break;
   }
   for (auto& child : s.body) check_stmt(app, *child);

@@ -62,6 +62,7 @@ class Sema {
   void check_node_items(const std::vector<NodeItem>& items, bool in_socket, const Scope& scope);
   void check_comp_ref(const CompRef& ref, const Scope& scope);
   void check_app(const AppDecl& app);
+  void check_offload(Stmt& s, const Scope& scope);  // sema_offload.cpp
   void check_stmt(const AppDecl& app, Stmt& stmt);
   // Congestion (sema_congestion.cpp): a machine's arbitration declarations and an app's `flows` blocks.
   void check_arbitrations(const MachineDecl& machine);

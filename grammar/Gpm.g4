@@ -100,6 +100,7 @@ stmt
   | 'overhead' expr ';'?                                     # overheadStmt
   | 'flows' unordered='unordered'? '{' flowItem* '}'          # flowsStmt
   | 'mpi' op=IDENT attrBlock? ';'?                           # mpiStmt
+  | 'offload' IDENT ('on' compRef)? attrBlock                # offloadStmt
   ;
 // One flow of a dynamic congestion graph: `a: g[0] -> g[2] 300 MB`, optionally `at TIME` or `after LABEL`.
 flowItem : (label=IDENT ':')? src=compRef '->' dst=compRef expr ('at' start=expr | 'after' after=IDENT)? ';'? ;

@@ -43,6 +43,8 @@ class Lowerer {
   // The value of an instruction at the bound parameter values (for topology shape and names); the parameters
   // it depends on are added to Module::shape_slots.
   double eager_value(ValueId id);
+  // Lowers every `offload` with this strategy instead of its own (`gpmc eval --strategy`, `--compare strategy`).
+  void set_strategy_override(std::string strategy) { strategy_override_ = std::move(strategy); }
 
  private:
   struct FnEnv {
@@ -81,6 +83,7 @@ class Lowerer {
   Task lower_run(const frontend::AppDecl& app, const frontend::Stmt& stmt);
   Task lower_copy(const frontend::Stmt& stmt);
   Task lower_flows(const frontend::Stmt& stmt);  // lower_congestion.cpp
+  Task lower_offload(const frontend::Stmt& stmt);  // lower_offload.cpp
   Task lower_stream_copy(const frontend::Stmt& stmt, Task task, const std::string& host_kind, ValueId lo,
                          ValueId bytes, ValueId bw, ValueId gap);
   int gpu_for(const std::optional<frontend::CompRef>& on, SourceRange site);
@@ -105,6 +108,7 @@ class Lowerer {
   std::map<std::string, int> component_of_path_;
   KeywordSettings keywords_;
   std::shared_ptr<MpiMachineInfo> mpi_;
+  std::string strategy_override_;
 };
 
 }  // namespace gpm::ir

@@ -224,6 +224,7 @@ Task Lowerer::lower_stmt(const AppDecl& app, const Stmt& s) {
     case StmtKind::Copy: return lower_copy(s);
     case StmtKind::Flows: return lower_flows(s);
     case StmtKind::Mpi: return lower_mpi(s);
+    case StmtKind::Offload: return lower_offload(s);
     case StmtKind::Overhead: {
       Task task = Task::make(TaskKind::Op, "overhead " + source_text(s.expr->range), s.range);
       task.model = "overhead as written";

@@ -12,7 +12,7 @@
 
 namespace gpm::cli {
 
-driver::Options options_of(const CommonOptions& common) { return driver::Options{common.include_dirs, {}}; }
+driver::Options options_of(const CommonOptions& common) { return driver::Options{common.include_dirs, {}, {}}; }
 
 // Splits `name=value`; reports a malformed --set.
 bool parse_settings(const std::vector<std::string>& sets, std::vector<driver::Setting>& out,
@@ -51,7 +51,10 @@ int run_dump_ast(const CommonOptions& common, const std::string& file) {
 }
 
 int run_eval(const CommonOptions& common, const EvalOptions& options) {
-  driver::Session session(options_of(common));
+  if (options.compare == "strategy") return run_compare_strategies(common, options);
+  driver::Options driver_options = options_of(common);
+  driver_options.strategy = options.strategy;
+  driver::Session session(driver_options);
   std::vector<driver::Setting> settings;
   if (!parse_settings(options.sets, settings, session.diags())) return fail(session);
   auto compiled = session.compile(options.machine, options.app, settings);
@@ -61,6 +64,7 @@ int run_eval(const CommonOptions& common, const EvalOptions& options) {
                 ? backend::jit::evaluate(compiled->module, compiled->bound, session.diags(), evaluation)
                 : session.evaluate(*compiled, evaluation);
   if (!ok) return fail(session);
+  if (!options.timeline.empty() && !write_timeline(evaluation, options.timeline, session.diags())) return fail(session);
   std::cout << (options.format == "json" ? backend::json_report(evaluation) : backend::table_report(evaluation));
   return 0;
 }

@@ -18,6 +18,9 @@ struct EvalOptions {
   std::string format = "table";
   std::string backend = "interp";  // eval: interp or jit
   bool optimized = false;          // dump-llvm: after the O2 pipeline
+  std::string strategy;            // eval: every offload uses this strategy
+  std::string compare;             // eval: "strategy" ranks the four offload strategies
+  std::string timeline;            // eval: write the offload schedules as Chrome trace JSON to this file
 };
 
 struct SweepOptions {
@@ -43,6 +46,9 @@ int run_dump_ast(const CommonOptions& common, const std::string& file);
 int run_dump_ir(const CommonOptions& common, const EvalOptions& options);
 int run_dump_llvm(const CommonOptions& common, const EvalOptions& options);
 int run_sweep(const CommonOptions& common, const SweepOptions& options);
+// offload_commands.cpp: eval --compare strategy, and the --timeline file.
+int run_compare_strategies(const CommonOptions& common, const EvalOptions& options);
+bool write_timeline(const backend::Evaluation& evaluation, const std::string& path, frontend::DiagnosticEngine& diags);
 
 // Shared by the subcommands: splits `name=value` settings (false with a diagnostic), prints errors.
 bool parse_settings(const std::vector<std::string>& sets, std::vector<driver::Setting>& out,

@@ -72,12 +72,22 @@ int main(int argc, char** argv) {
                    "interp (the reference interpreter) or jit (LLVM; the same output, slower to start)")
       ->check(CLI::IsMember({"interp", "jit"}))
       ->default_val("interp");
+  eval->add_option("--strategy", eval_options.strategy,
+                   "Evaluate every offload with this strategy instead of its own")
+      ->check(CLI::IsMember({"explicit", "implicit", "streams", "hybrid"}));
+  eval->add_option("--compare", eval_options.compare,
+                   "strategy: evaluate the four offload strategies and rank them, fastest first")
+      ->check(CLI::IsMember({"strategy"}));
+  eval->add_option("--timeline", eval_options.timeline,
+                   "Write the offload schedules to FILE.json in Chrome trace-event format (Perfetto, chrome://tracing)");
   add_includes(eval);
   eval->footer(
       "Examples:\n"
       "  gpmc eval machines/summit.gpm apps/jacobi2d.gpm\n"
       "  gpmc eval machines/summit.gpm apps/jacobi2d.gpm --set link_bw=25GB/s --format json\n"
       "  gpmc eval machines/titan.gpm apps/bandwidth.gpm --set bytes=1GiB\n"
+      "  gpmc eval machines/das4_k20m.gpm apps/pop_buoydiff.gpm --compare strategy\n"
+      "  gpmc eval machines/das4_gtxtitan.gpm apps/pop_state.gpm --strategy streams --timeline state.json\n"
       "Exit status: 0 on success, 1 on any error in the input (diagnostics on stderr).\n"
       "The JSON document is described in docs/output.md.");
 

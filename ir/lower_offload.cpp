@@ -1,0 +1,193 @@
+// lower_offload.cpp: lowers `offload` statements (van Werkhoven et al. section VII's four strategies) to an
+// overlap-engine task: the operations of each stream, the host link's LogGP parameters and the kernel's time.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "engines/overlap/overlap_engine.h"
+#include "ir/lower.h"
+#include "ir/topology.h"
+
+namespace gpm::ir {
+
+using namespace frontend;
+using engines::OverlapOp;
+using engines::OverlapOpKind;
+
+namespace {
+
+// The LogGP parameters of the host path in one direction: L+O (sum), bandwidths (minimum), gap (maximum).
+struct PathParams {
+  ValueId lo = kNoValue, bw = kNoValue, gap = kNoValue, duplex = kNoValue, mapped = kNoValue;
+  bool all_duplex = true, all_mapped = true;
+  std::string route;
+};
+
+}  // namespace
+
+
+Task Lowerer::lower_offload(const Stmt& s) {
+  std::string strategy = strategy_override_.empty() ? s.strategy : strategy_override_;
+  Task task = Task::make(TaskKind::Engine, fmt::format("offload {} ({})", s.name, strategy), s.range);
+  std::map<std::string, const Attr*> attrs;
+  for (const auto& a : s.attrs) attrs[a.name] = &a;
+  int gpu = gpu_for(s.on, s.range);
+  if (gpu < 0) return task;
+  const Component& g = m_.topology.components[size_t(gpu)];
+  task.name = fmt::format("offload {} on {} ({})", s.name, g.path, strategy);
+
+  // The device class (Table III): copy engines and implicit synchronisation decide the schedule's shape.
+  ValueId ce = gpu_attr(gpu, "copy_engines", s.range, "an offload (the overlap model's device class)");
+  ValueId is = gpu_attr(gpu, "implicit_sync", s.range, "an offload (the overlap model's device class)");
+  if (ce == kNoValue || is == kNoValue) return task;
+  double ce_v = eager_value(ce), is_v = eager_value(is);
+  if (ce_v != 1 && ce_v != 2) {
+    diags_.error(DiagKind::InvalidKeyword, s.range,
+                 fmt::format("the overlap model knows GPUs with 1 or 2 copy engines; `{}` has {}", g.path, ce_v));
+    return task;
+  }
+  if (is_v != 0 && is_v != 1) {
+    diags_.error(DiagKind::InvalidKeyword, s.range, fmt::format("`implicit_sync` of `{}` must be 0 or 1, not {}", g.path, is_v));
+    return task;
+  }
+  engines::OverlapDevice device{int(ce_v), is_v == 1};
+
+  // The kernel: an explicit time, or the roofline on this GPU.
+  auto attr_value = [&](const char* name, const char* what) {
+    ValueId v = lower_expr(*attrs[name]->value);
+    add_check(CheckKind::NonNegative, v, attrs[name]->value->range, fmt::format("the {} of offload `{}`", what, s.name));
+    return v;
+  };
+  ValueId t_e = kNoValue, work = kNoValue, traffic = kNoValue, peak = kNoValue;
+  if (attrs.count("time")) {
+    t_e = attr_value("time", "kernel time");
+  } else {
+    std::string peak_name = "peak_fp64";
+    if (attrs.count("precision")) {
+      double p = eager_value(lower_expr(*attrs["precision"]->value));
+      if (p != 64 && p != 32 && p != 16) {
+        diags_.error(DiagKind::InvalidKeyword, attrs["precision"]->value->range,
+                     fmt::format("precision must be 64, 32 or 16, not {}", p));
+        return task;
+      }
+      peak_name = fmt::format("peak_fp{}", int(p));
+    }
+    work = attr_value("flops", "flops");
+    traffic = attr_value("bytes", "device memory bytes");
+    peak = gpu_attr(gpu, peak_name, s.range, fmt::format("offload `{}` (its kernel has flops)", s.name));
+    ValueId mem_bw = gpu_attr(gpu, "mem_bw", s.range, fmt::format("offload `{}` (its kernel has bytes)", s.name));
+    if (peak == kNoValue || mem_bw == kNoValue) return task;
+    t_e = call_stdlib("roofline_time", {call_stdlib("roofline_compute_time", {work, peak}, s.range),
+                                        call_stdlib("roofline_memory_time", {traffic, mem_bw}, s.range)},
+                      s.range);
+  }
+  ValueId b_hd = attr_value("bytes_in", "bytes in");
+  ValueId b_dh = attr_value("bytes_out", "bytes out");
+  m_.checks.push_back({CheckKind::WholeNumber, b_hd, kNoValue, kNoValue, attrs["bytes_in"]->value->range, "a size in bytes"});
+  m_.checks.push_back({CheckKind::WholeNumber, b_dh, kNoValue, kNoValue, attrs["bytes_out"]->value->range, "a size in bytes"});
+  ValueId mb_hd = attrs.count("mapped_bytes_in") ? attr_value("mapped_bytes_in", "mapped bytes in") : b_hd;
+  ValueId mb_dh = attrs.count("mapped_bytes_out") ? attr_value("mapped_bytes_out", "mapped bytes out") : b_dh;
+  ValueId n = attrs.count("streams") ? lower_expr(*attrs["streams"]->value) : b_.constant(1, Dim::count(), s.range);
+  if (attrs.count("streams")) {
+    m_.checks.push_back({CheckKind::WholeNumber, n, kNoValue, kNoValue, attrs["streams"]->value->range, "a stream count"});
+    add_check(CheckKind::Positive, n, attrs["streams"]->value->range, "a stream count");
+  }
+  double n_v = eager_value(n);
+  if (!(n_v >= 1 && n_v <= 4096 && n_v == std::floor(n_v))) {
+    diags_.error(DiagKind::ParamOutOfRange, attrs.count("streams") ? attrs["streams"]->value->range : s.range,
+                 fmt::format("an offload runs 1 to 4096 streams, not {}", n_v));
+    return task;
+  }
+  int streams = strategy == "streams" || strategy == "hybrid" ? int(n_v) : 1;
+
+  // The host link, both directions.
+  int memory = nearest_of_kind(m_.topology, gpu, "memory");
+  if (memory < 0) {
+    diags_.error(DiagKind::NoPath, s.range, fmt::format("no host memory is linked to gpu `{}`", g.path));
+    return task;
+  }
+  PathParams dir[2];
+  for (int d = 0; d < 2; ++d) {
+    auto path = d == 0 ? shortest_path(m_.topology, memory, gpu) : shortest_path(m_.topology, gpu, memory);
+    if (!path) {
+      diags_.error(DiagKind::NoPath, s.range, fmt::format("no path of links joins `{}` and host memory {}", g.path,
+                                                          d == 0 ? "(host to device)" : "(device to host)"));
+      return task;
+    }
+    PathParams& p = dir[d];
+    for (size_t i = 0; i < path->size(); ++i) {
+      const Hop& hop = (*path)[i];
+      const Link& link = m_.topology.links[size_t(hop.link)];
+      auto add = [&](ValueId& acc, ValueId v, Opcode op) { acc = acc == kNoValue ? v : b_.binary(op, acc, v, link.range); };
+      add(p.lo, link.latency[hop.direction], Opcode::Add);
+      add(p.bw, link.bw[hop.direction], Opcode::Min);
+      if (link.gap[hop.direction] != kNoValue) add(p.gap, link.gap[hop.direction], Opcode::Max);
+      // A link without its own duplex or mapped bandwidth contributes its plain one.
+      ValueId du = link.bw_duplex[hop.direction], ma = link.bw_mapped[hop.direction];
+      add(p.duplex, du != kNoValue ? du : link.bw[hop.direction], Opcode::Min);
+      add(p.mapped, ma != kNoValue ? ma : link.bw[hop.direction], Opcode::Min);
+      if (i + 1 < path->size()) {
+        const Component& crossed = m_.topology.components[size_t(hop.direction == 0 ? link.b : link.a)];
+        if (crossed.kind == "switch" || crossed.kind == "root")
+          if (auto it = crossed.attrs.find("latency"); it != crossed.attrs.end()) add(p.lo, it->second, Opcode::Add);
+      }
+    }
+  }
+  if (streams > 1 && (dir[0].gap == kNoValue || dir[1].gap == kNoValue)) {
+    diags_.error(DiagKind::MissingAttribute, s.range,
+                 "an offload over several streams needs the LogGP gap of the host link: give it `gap` (or `gap_fwd` "
+                 "and `gap_rev`)");
+    return task;
+  }
+  ValueId zero = b_.constant(0, Dim::seconds(), s.range);
+  ValueId g_hd = dir[0].gap != kNoValue ? dir[0].gap : zero, g_dh = dir[1].gap != kNoValue ? dir[1].gap : zero;
+
+  // Which bandwidths each strategy meets (Table II): explicit copies both ways at once on 2 copy engines
+  // (streams), explicit copies beside mapped writes (hybrid); otherwise one direction at a time.
+  ValueId bw_hd = dir[0].bw, bw_dh = dir[1].bw;
+  if (strategy == "streams" && device.copy_engines == 2) bw_hd = dir[0].duplex, bw_dh = dir[1].duplex;
+  if (strategy == "hybrid") bw_hd = dir[0].mapped, bw_dh = dir[1].mapped;
+
+  // Inputs: 0-2 h2d L+o, bw, g; 3-5 d2h L+o, bw, g; 6 bytes in per stream; 7 bytes out per stream; 8 kernel time
+  // per stream; 9-11 the extended roofline bounds (reported, not scheduled).
+  ValueId n_real = b_.constant(streams, Dim::count(), s.range);
+  ValueId in_each = b_.binary(Opcode::Div, strategy == "implicit" ? mb_hd : b_hd, n_real, s.range);
+  ValueId out_each = b_.binary(Opcode::Div, strategy == "implicit" ? mb_dh : b_dh, n_real, s.range);
+  ValueId t_each = b_.binary(Opcode::Div, t_e, n_real, s.range);
+  std::vector<ValueId> inputs = {dir[0].lo, bw_hd, g_hd, dir[1].lo, bw_dh, g_dh, in_each, out_each, t_each};
+  std::vector<std::pair<std::string, int>> reported;
+  if (work != kNoValue) {
+    // Section III-A with each direction's own bandwidth (stdlib/overlap.gpm).
+    ValueId mem_bw = gpu_attr(gpu, "mem_bw", s.range, "the roofline");
+    std::vector<ValueId> args = {work, peak, traffic, mem_bw, b_hd, dir[0].bw, b_dh, dir[1].bw};
+    inputs.push_back(call_stdlib("overlap_full_bound", args, s.range));
+    inputs.push_back(call_stdlib("overlap_zero_bound", args, s.range));
+    inputs.push_back(call_stdlib("overlap_mapped_bound", {work, peak, traffic, dir[0].bw, dir[1].bw}, s.range));
+    reported = {{"full-overlap bound", 9}, {"zero-overlap bound", 10}, {"mapped bound", 11}};
+  }
+  std::vector<OverlapOp> ops;
+  if (strategy == "implicit") {
+    ops.push_back({OverlapOpKind::MappedKernel, 0, s.name, 6, 7, 8, {}});
+  } else {
+    // Issued breadth first, as section IV draws them: every stream's input, then the kernels, then the outputs.
+    for (int i = 0; i < streams; ++i) ops.push_back({OverlapOpKind::H2D, i, fmt::format("{} in", s.name), 6, -1, -1, {}});
+    for (int i = 0; i < streams; ++i) ops.push_back({OverlapOpKind::Kernel, i, s.name, -1, -1, 8, {}});
+    for (int i = 0; i < streams; ++i)
+      ops.push_back({strategy == "hybrid" ? OverlapOpKind::MappedD2H : OverlapOpKind::D2H, i,
+                     fmt::format("{} out", s.name), 7, -1, -1, {}});
+  }
+  auto engine = std::make_shared<engines::OverlapEngine>(device, engines::OverlapLink{0, 1, 2},
+                                                         engines::OverlapLink{3, 4, 5}, engines::OverlapLink{3, 4, 5},
+                                                         std::move(ops), inputs.size(), std::move(reported));
+  static const std::map<std::string, std::string> models = {
+      {"explicit", "Explicit: copies, kernel, copies (van Werkhoven et al. Figure 7, one stream)"},
+      {"implicit", "Implicit: device-mapped memory (van Werkhoven et al. eq. 6)"},
+      {"streams", "Streams (van Werkhoven et al. section IV, Figure 7 eq. 1-5)"},
+      {"hybrid", "Hybrid: streams in, mapped out (van Werkhoven et al. section VII, as eq. 5)"}};
+  task.model = models.at(strategy);
+  task.engine_call = int32_t(m_.engine_calls.size());
+  m_.engine_calls.push_back({engine, inputs});
+  return task;
+}
+
+}  // namespace gpm::ir
