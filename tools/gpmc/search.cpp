@@ -50,7 +50,7 @@ void show_progress(const std::atomic<uint64_t>& done, uint64_t total, const std:
 }  // namespace
 
 int run_search(const CommonOptions& common, const SearchOptions& options) {
-  driver::Session session(driver::Options{common.include_dirs, {}});
+  driver::Session session(driver::Options{common.include_dirs, {}, {}});
   auto fail = [&] {
     session.diags().flush(std::cerr);
     return 1;
