@@ -251,12 +251,11 @@ struct Stmt {
   SourceRange host_kind_range;
   ExprPtr expr;  // Copy: bytes or buffer; Iterate: count; Overhead: time
   std::optional<CompRef> on;
-  std::vector<Attr> attrs;  // Copy: `{ streams = N }`; Offload: its attributes
+  std::vector<Attr> attrs;  // Copy: `{ streams = N }`; Offload and Mpi: their attributes
   std::string strategy;     // Offload: explicit | implicit | streams | hybrid (set by sema)
   std::vector<std::unique_ptr<Stmt>> body;
   std::vector<FlowItem> flows;  // Flows
   bool unordered = false;       // Flows: each source's flows may go in any order (gpmc search)
-  std::vector<Attr> attrs;  // Mpi: the operation's attributes
   // Filled in by sema for a copy whose operand names a data buffer.
   const DataDecl* buffer = nullptr;
 };
