@@ -28,9 +28,14 @@ for r in 32 64 128 256; do
   echo
 done
 
-echo "== GPUDirect versus host-staged: synthetic Minisweep on Lassen, 4 ranks per node, K-model"
-printf '%-8s %-14s %-14s\n' ranks staged gpudirect
-for r in 32 64 128 256; do
-  printf '%-8s %-14s %-14s\n' "$r" "$(comm machines/lassen.gpm apps/minisweep.gpm --set ranks=$r --set transport=staged)" \
-    "$(comm machines/lassen.gpm apps/minisweep.gpm --set ranks=$r --set transport=gpudirect)"
+echo "== GPUDirect versus host-staged: the synthetic apps on Lassen, 4 ranks per node, K-model"
+printf '%-10s %-8s %-14s %-14s\n' app ranks staged gpudirect
+for app in minisweep sw4lite lulesh amgx; do
+  sizes="32 64 128 256"
+  [ "$app" = lulesh ] && sizes="27 64 125 216"   # LULESH runs on cubes (GPUD section IV)
+  for r in $sizes; do
+    printf '%-10s %-8s %-14s %-14s\n' "$app" "$r" \
+      "$(comm machines/lassen.gpm apps/$app.gpm --set ranks=$r --set transport=staged)" \
+      "$(comm machines/lassen.gpm apps/$app.gpm --set ranks=$r --set transport=gpudirect)"
+  done
 done
