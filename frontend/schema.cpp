@@ -25,6 +25,8 @@ const std::map<std::string, std::vector<AttrSpec>, std::less<>>& schemas() {
         {"peak_fp32", kFlopRate, "single-precision peak"},
         {"peak_fp16", kFlopRate, "half-precision peak"},
         {"mem_bw", kRate, "device memory bandwidth"},
+        {"l2_bw", kRate, "attainable L2 cache bandwidth (quantitative roofline)"},
+        {"shared_bw", kRate, "attainable shared-memory bandwidth (quantitative roofline)"},
         {"mem_size", kBytes, "device memory capacity"},
         {"d2d_latency", kTime, "one-byte device-to-device copy time (L+O)"},
         {"copy_engines", kCount, "DMA copy engines"},
@@ -65,6 +67,8 @@ const std::map<std::string, std::vector<AttrSpec>, std::less<>>& schemas() {
       {"kernel",
        {{"flops", Dim::flop(), "floating-point operations"},
         {"bytes", kBytes, "bytes moved to and from device memory"},
+        {"l2_bytes", kBytes, "bytes moved through the L2 cache (quantitative roofline)"},
+        {"shared_bytes", kBytes, "bytes moved through shared memory (quantitative roofline)"},
         {"time", kTime, "explicit time (instead of the roofline)"},
         {"precision", kCount, "64, 32 or 16: which peak the roofline uses"}}},
   };

@@ -374,7 +374,8 @@ void Sema::check_app(const AppDecl& app) {
     bool has_time = false, has_work = false;
     for (const auto& a : k->attrs) {
       has_time = has_time || a.name == "time";
-      has_work = has_work || a.name == "flops" || a.name == "bytes";
+      // l2_bytes and shared_bytes are quantitative-roofline work too (E2E section 3.3).
+      has_work = has_work || a.name == "flops" || a.name == "bytes" || a.name == "l2_bytes" || a.name == "shared_bytes";
     }
     if (has_time && has_work)
       diags_.error(DiagKind::ConflictingAttributes, k->name_range,

@@ -83,12 +83,31 @@ Task Lowerer::lower_run(const AppDecl& app, const Stmt& s) {
     memory = call_stdlib("roofline_memory_time", {attr_value("bytes", "bytes"), bw}, s.range);
     task.terms.push_back({"memory time", memory, true});
   }
+  // Quantitative roofline (E2E paper section 3.3): L2 and shared-memory traffic at the GPU's attainable
+  // rates are further limits; the kernel takes as long as the largest term.
+  std::vector<ValueId> extra;
+  struct Level { const char* count; const char* rate; const char* fn; const char* term; const char* what; };
+  for (const Level& lv : {Level{"l2_bytes", "l2_bw", "qroof_l2_time", "L2 time", "L2 bytes"},
+                          Level{"shared_bytes", "shared_bw", "qroof_shared_time", "shared memory time", "shared bytes"}}) {
+    if (!attrs.count(lv.count)) continue;
+    ValueId bw = gpu_attr(gpu, lv.rate, kernel->name_range, fmt::format("kernel `{}` (it has {})", kernel->name, lv.count));
+    if (bw == kNoValue) return task;
+    ValueId t = call_stdlib(lv.fn, {attr_value(lv.count, lv.what), bw}, s.range);
+    task.terms.push_back({lv.term, t, true});
+    extra.push_back(t);
+  }
   if (compute != kNoValue && memory != kNoValue) {
     task.value = call_stdlib("roofline_time", {compute, memory}, s.range);
     task.model = "roofline";
-  } else {
+  } else if (compute != kNoValue || memory != kNoValue) {
     task.value = compute != kNoValue ? compute : memory;
     task.model = compute != kNoValue ? "roofline (compute only)" : "roofline (memory only)";
+  } else {
+    task.value = kNoValue;
+  }
+  for (ValueId t : extra) {
+    task.value = task.value == kNoValue ? t : call_stdlib("qroof_time", {task.value, t}, s.range);
+    task.model = "quantitative roofline";
   }
   return task;
 }

@@ -46,8 +46,8 @@ Lowerer::AttrValues Lowerer::merged_attrs(const std::string& type_name, const st
 
 // Which attribute values must be positive (rates, sizes, counts) or at least not negative (times).
 static std::optional<CheckKind> attribute_check(const std::string& attr) {
-  if (attr == "bw" || attr == "mem_bw" || attr.rfind("peak_", 0) == 0 || attr == "mem_size" || attr == "size" ||
-      attr == "cores" || attr == "freq")
+  if (attr == "bw" || attr == "mem_bw" || attr == "l2_bw" || attr == "shared_bw" || attr.rfind("peak_", 0) == 0 ||
+      attr == "mem_size" || attr == "size" || attr == "cores" || attr == "freq")
     return CheckKind::Positive;
   if (attr == "latency" || attr == "d2d_latency" || attr == "copy_engines" || attr == "sms" || attr == "implicit_sync")
     return CheckKind::NonNegative;
