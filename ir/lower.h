@@ -88,6 +88,8 @@ class Lowerer {
                          ValueId bytes, ValueId bw, ValueId gap);
   int gpu_for(const std::optional<frontend::CompRef>& on, SourceRange site);
   ValueId gpu_attr(int gpu, const std::string& attr, SourceRange site, const std::string& why);
+  // The GPU attribute of a kernel's `precision` (peak_fp64 by default); empty, with an error, for another precision.
+  std::string peak_attr_name(const frontend::Attr* precision);
 
   const frontend::CheckedProgram& program_;
   const frontend::SourceManager& sources_;

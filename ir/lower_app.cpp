@@ -36,6 +36,17 @@ ValueId Lowerer::gpu_attr(int gpu, const std::string& attr, SourceRange site, co
   return kNoValue;
 }
 
+std::string Lowerer::peak_attr_name(const Attr* precision) {
+  if (!precision) return "peak_fp64";
+  double p = eager_value(lower_expr(*precision->value));
+  if (p != 64 && p != 32 && p != 16) {
+    diags_.error(DiagKind::InvalidKeyword, precision->value->range,
+                 fmt::format("precision must be 64, 32 or 16, not {}", p));
+    return {};
+  }
+  return fmt::format("peak_fp{}", int(p));
+}
+
 Task Lowerer::lower_run(const AppDecl& app, const Stmt& s) {
   Task task = Task::make(TaskKind::Op, "run " + s.name, s.range);
   task.part = "kernels";
@@ -50,16 +61,8 @@ Task Lowerer::lower_run(const AppDecl& app, const Stmt& s) {
     add_check(CheckKind::NonNegative, v, attrs[name]->value->range, fmt::format("the {} of kernel `{}`", what, kernel->name));
     return v;
   };
-  std::string peak_name = "peak_fp64";
-  if (attrs.count("precision")) {
-    double p = eager_value(lower_expr(*attrs["precision"]->value));
-    if (p != 64 && p != 32 && p != 16) {
-      diags_.error(DiagKind::InvalidKeyword, attrs["precision"]->value->range,
-                   fmt::format("precision must be 64, 32 or 16, not {}", p));
-      return task;
-    }
-    peak_name = fmt::format("peak_fp{}", int(p));
-  }
+  std::string peak_name = peak_attr_name(attrs.count("precision") ? attrs["precision"] : nullptr);
+  if (peak_name.empty()) return task;
   bool placed = s.on || kernel->on;
   int gpu = placed || !attrs.count("time") ? gpu_for(s.on ? s.on : kernel->on, s.range) : -1;
   if (gpu >= 0) task.name += " on " + m_.topology.components[size_t(gpu)].path;

@@ -62,16 +62,8 @@ Task Lowerer::lower_offload(const Stmt& s) {
   if (attrs.count("time")) {
     t_e = attr_value("time", "kernel time");
   } else {
-    std::string peak_name = "peak_fp64";
-    if (attrs.count("precision")) {
-      double p = eager_value(lower_expr(*attrs["precision"]->value));
-      if (p != 64 && p != 32 && p != 16) {
-        diags_.error(DiagKind::InvalidKeyword, attrs["precision"]->value->range,
-                     fmt::format("precision must be 64, 32 or 16, not {}", p));
-        return task;
-      }
-      peak_name = fmt::format("peak_fp{}", int(p));
-    }
+    std::string peak_name = peak_attr_name(attrs.count("precision") ? attrs["precision"] : nullptr);
+    if (peak_name.empty()) return task;
     work = attr_value("flops", "flops");
     traffic = attr_value("bytes", "device memory bytes");
     peak = gpu_attr(gpu, peak_name, s.range, fmt::format("offload `{}` (its kernel has flops)", s.name));
