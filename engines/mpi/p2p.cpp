@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace gpm::mpi {
 
 const char* locality_name(Locality l) {
@@ -72,12 +74,35 @@ MessageTime message_time(const Choice& c, std::span<const double> inputs, Locali
     out.fell_back_to_postal = c.model != CommModel::Postal;
     t = postal_time(v[0], v[1], n);
   }
-  // GPUDirect paper, Table I: a host-staged message adds a device-to-host copy at the sender and a host-to-device
-  // copy at the receiver (latency + per-byte time each); GPUDirect adds the pinning delay.
-  if (c.transport == Transport::Staged) t += 2 * (inputs[in::kCopyLatency] + n * inputs[in::kCopyPerByte]);
-  if (c.transport == Transport::GpuDirect) t += inputs[in::kPinDelay];
-  out.time_s = t;
+  // GPUDirect paper, Table I and section III-c: a host-staged message adds a device-to-host copy at the sender and a
+  // host-to-device copy at the receiver (gpu_copy_delay + bytes x gpu_copy_per_byte each); section III-d: GPUDirect
+  // adds the pinning delay (gpudirect_delay) before the send.
+  out.network_s = t;
+  if (c.transport == Transport::Staged) {
+    double copy = inputs[in::kCopyLatency] + n * inputs[in::kCopyPerByte];
+    out.before_s = copy;
+    out.after_s = copy;
+  }
+  if (c.transport == Transport::GpuDirect) out.before_s = inputs[in::kPinDelay];
+  out.time_s = out.before_s + out.network_s + out.after_s;
   return out;
+}
+
+void MessagePipeline::add(const MessageTime& m, double count) {
+  if (!(count > 0)) return;
+  const double a = m.before_s, b = m.network_s, c = m.after_s;
+  if (a == 0 && c == 0) {  // no per-message delays: the network times add up (the rank's injection is shared)
+    network_ += count * b;
+    receiver_ = std::max(receiver_, network_);
+    return;
+  }
+  // Stage ends after the first of the run, and after all `count` of them: each stage's end is a maximum of terms
+  // linear in the message's index within the run, so the maximum is at the first or the last message.
+  const double network_first = std::max(network_, sender_ + a) + b;
+  const double network_last = std::max({network_ + count * b, sender_ + a + count * b, sender_ + count * a + b});
+  receiver_ = std::max({receiver_ + count * c, network_first + count * c, network_last + c});
+  network_ = network_last;
+  sender_ += count * a;
 }
 
 }  // namespace gpm::mpi

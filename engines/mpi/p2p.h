@@ -72,9 +72,12 @@ struct Choice {
   FitTable fits;
 };
 
-// One message's time and how it was obtained.
+// One message's time and how it was obtained. time_s = before_s + network_s + after_s: the message alone.
 struct MessageTime {
   double time_s = NAN;
+  double network_s = NAN;  // the message on the network under the chosen model (E2E eq. 1-5)
+  double before_s = 0;     // at the sender first: the device-to-host copy (staged) or the pinning delay (GPUDirect)
+  double after_s = 0;      // at the receiver last: the host-to-device copy (staged)
   Protocol protocol = Protocol::Short;
   bool fell_back_to_postal = false;  // max-rate asked, but the machine has no max-rate fit for this case
   std::string error;                 // non-empty: no fit for this class and protocol
@@ -83,5 +86,21 @@ struct MessageTime {
 // The time of one message of n bytes of class `l` when `k` processes of its node (or socket) send such messages
 // at once (k matters to max-rate and K-model only; the caller passes the K-model's k for inter-node messages).
 MessageTime message_time(const Choice& c, std::span<const double> inputs, Locality l, double n, double k);
+
+// A rank's messages of one operation, in order, through three stages: the sender's per-message delay (its copy
+// engine or the pinning), the network, the receiver's per-message delay (its copy engine). The GPUDirect paper
+// adds the copy delay to each MPI operation's messaging time and otherwise replays the MPI calls as they are
+// (section III-c, Table I); with non-blocking point-to-point calls (section II-b) a message's copies then run while
+// the rank's other messages are on the network, each stage taking one message at a time. This is the flow-shop
+// recurrence C_s(i) = max(C_s(i-1), C_{s-1}(i)) + p_s(i); with no delays it is the plain sum of network times.
+class MessagePipeline {
+ public:
+  // `count` identical messages; O(1) whatever the count (the recurrence's maxima are at the run's ends).
+  void add(const MessageTime& m, double count);
+  double end_s() const { return receiver_; }
+
+ private:
+  double sender_ = 0, network_ = 0, receiver_ = 0;
+};
 
 }  // namespace gpm::mpi

@@ -378,7 +378,7 @@ PatternTime pattern_time(const PatternStats& s, const Choice& c, std::span<const
   out.time_s = 0;
   bool first = true;
   for (const auto& sig : s.signatures) {
-    double t = 0;
+    MessagePipeline pipeline;  // the rank's messages in order; staging copies and pinning overlap other messages
     for (size_t i = 0; i < sig.size(); ++i) {
       if (!sig[i]) continue;
       if (!mt[i].error.empty()) {
@@ -386,8 +386,9 @@ PatternTime pattern_time(const PatternStats& s, const Choice& c, std::span<const
         out.time_s = NAN;
         return out;
       }
-      t += double(sig[i]) * mt[i].time_s;
+      pipeline.add(mt[i], double(sig[i]));
     }
+    double t = pipeline.end_s();
     if (first || t > out.time_s) {
       out.time_s = t;
       out.slowest = sig;

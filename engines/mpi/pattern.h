@@ -83,7 +83,8 @@ bool algorithm_allowed(Collective c, Algorithm a);
 std::vector<Round> collective_rounds(const Layout& layout, Collective c, Algorithm a);
 
 // The time of a pattern: the slowest rank's messages, one after another, each priced by `message_time` with the
-// k of its class (the K-model's k for inter-node messages under the K-model). `sizes` has kSizeKinds entries.
+// k of its class (the K-model's k for inter-node messages under the K-model), its staging copies or pinning delay
+// overlapping the rank's other messages (MessagePipeline, p2p.h). `sizes` has kSizeKinds entries.
 struct PatternTime {
   double time_s = NAN;
   double k_used[kClasses]{};
