@@ -84,12 +84,22 @@ struct TempFile {
 
 constexpr double kGiB = 1073741824.0;
 
+// Titan's link: PCIe Gen2 x16 at 8 GB/s (AHEAD section VI-B) times the protocol efficiency of eq. 2 at 1 GiB:
+// a host-to-device copy is a read (eq. 4: MRRS 512 B, RCB 64 B, 12-byte headers), device to host a write (eq. 5:
+// MPS 256 B). Summit's: NVLink 2.0, two links of 25 GB/s, with eq. 6 (read) and 7 (write) for 16-byte flits and
+// 256-byte payloads.
+constexpr double kTitanH2D = 8e9 * kGiB / (12 + 512 + (kGiB / 64) * 12 + kGiB);
+constexpr double kTitanD2H = 8e9 * kGiB / ((kGiB / 256) * 12 + kGiB);
+constexpr double kSummitH2D = 50e9 * kGiB / (16 + (kGiB / 256) * 16 + kGiB);
+constexpr double kSummitD2H = 50e9 * kGiB / ((kGiB / 256) * 16 + kGiB);
+
 }  // namespace
 
-TEST_CASE("reference: AHEAD eq. 10 on Titan: a pinned 1 GiB h2d copy takes L+O + n / 8 GB/s") {
+TEST_CASE("reference: AHEAD eq. 10 on Titan: a pinned 1 GiB h2d copy takes L+O + n / (8 GB/s x read efficiency)") {
   auto r = run(kTitan, kRoot + "/apps/bandwidth.gpm", {{"bytes", "1GiB"}});
-  // L+O = 9.420 us (van Werkhoven Table I), PCIe Gen2 x16 = 8 GB/s (AHEAD section VI-B).
-  double expected = 9.420e-6 + kGiB / 8e9;
+  // L+O = 9.420 us (van Werkhoven Table I), PCIe Gen2 x16 = 8 GB/s (AHEAD section VI-B) at 84.21% (eq. 4).
+  CHECK(kTitanH2D / 8e9 == approx(64.0 / 76).epsilon(1e-6));
+  double expected = 9.420e-6 + kGiB / kTitanH2D;
   CHECK(r->result.total_s == approx(expected).epsilon(1e-12));
   CHECK(r->result.machine == "titan");
   CHECK(r->result.app == "bandwidth");
@@ -106,11 +116,12 @@ TEST_CASE("reference: AHEAD eq. 10 on Titan: a pinned 1 GiB h2d copy takes L+O +
 
 TEST_CASE("reference: AHEAD eq. 10 on Titan with the default 64 MiB and with a d2h copy") {
   auto r = run(kTitan, kRoot + "/apps/bandwidth.gpm");
-  CHECK(r->result.total_s == approx(9.420e-6 + 64 * 1048576.0 / 8e9).epsilon(1e-12));
+  CHECK(r->result.total_s == approx(9.420e-6 + 64 * 1048576.0 / kTitanH2D).epsilon(1e-12));
   TempFile app("d2h.gpm", "app back { param n = 1 GiB\n copy d2h n pinned }\n");
   auto d = run(kTitan, app.path.string());
-  // Device to host uses the reverse direction: L+O = 9.023 us (van Werkhoven Table I).
-  CHECK(d->result.total_s == approx(9.023e-6 + kGiB / 8e9).epsilon(1e-12));
+  // Device to host uses the reverse direction: L+O = 9.023 us (van Werkhoven Table I), write efficiency 256/268.
+  CHECK(kTitanD2H / 8e9 == approx(256.0 / 268).epsilon(1e-12));
+  CHECK(d->result.total_s == approx(9.023e-6 + kGiB / kTitanD2H).epsilon(1e-12));
 }
 
 TEST_CASE("reference: AHEAD eq. 9 on Titan: a pageable copy adds 2n / host memory bandwidth") {
@@ -118,7 +129,7 @@ TEST_CASE("reference: AHEAD eq. 9 on Titan: a pageable copy adds 2n / host memor
   auto r = run(kTitan, app.path.string());
   double host_mem_bw = r->param("host_mem_bw");
   CHECK(host_mem_bw == approx(51.2e9).epsilon(1e-12));  // DDR3-1600, four channels
-  double expected = 9.420e-6 + 2 * kGiB / host_mem_bw + kGiB / 8e9;
+  double expected = 9.420e-6 + 2 * kGiB / host_mem_bw + kGiB / kTitanH2D;
   CHECK(r->result.total_s == approx(expected).epsilon(1e-12));
   const backend::Row* copy = r->row_starting("copy h2d n pageable");
   REQUIRE(copy);
@@ -129,7 +140,7 @@ TEST_CASE("reference: a pageable copy from a data buffer follows eq. 9 too") {
   TempFile app("buffer.gpm", "app buffered { data h : host pageable (256 MiB)\n copy h2d h }\n");
   auto r = run(kTitan, app.path.string());
   double n = 256 * 1048576.0;
-  CHECK(r->result.total_s == approx(9.420e-6 + 2 * n / 51.2e9 + n / 8e9).epsilon(1e-12));
+  CHECK(r->result.total_s == approx(9.420e-6 + 2 * n / 51.2e9 + n / kTitanH2D).epsilon(1e-12));
 }
 
 TEST_CASE("reference: PCIe Gen2 x16 in titan.gpm is 8.0 GB/s") {
@@ -140,6 +151,8 @@ TEST_CASE("reference: PCIe Gen2 x16 in titan.gpm is 8.0 GB/s") {
   CHECK(bw->value.dim == frontend::Dim::byte() / frontend::Dim::seconds());
   CHECK(r->param("lo_h2d") == approx(9.420e-6).epsilon(1e-15));
   CHECK(r->param("lo_d2h") == approx(9.023e-6).epsilon(1e-15));
+  CHECK(r->param("bw_h2d") == approx(kTitanH2D).epsilon(1e-12));
+  CHECK(r->param("bw_d2h") == approx(kTitanD2H).epsilon(1e-12));
 }
 
 TEST_CASE("reference: PCIe Gen3 x16 `16 * 8 GT/s * 1 b * 128 / 130` is 15.754 GB/s") {
@@ -180,19 +193,22 @@ TEST_CASE("reference: Summit's L+O is 1.42 times Titan's (AHEAD section VIII)") 
   auto summit = run(kSummit, kRoot + "/apps/bandwidth.gpm", {{"bytes", "1 B"}});
   auto titan = run(kTitan, kRoot + "/apps/bandwidth.gpm", {{"bytes", "1 B"}});
   CHECK(summit->param("lo_h2d") == approx(1.42 * 9.420e-6).epsilon(1e-12));
-  // A one-byte transfer: L+O dominates; Summit over NVLink 2.0 at 50 GB/s, Titan over PCIe at 8 GB/s.
-  CHECK(summit->result.total_s == approx(1.42 * 9.420e-6 + 1 / 50e9).epsilon(1e-12));
-  CHECK(titan->result.total_s == approx(9.420e-6 + 1 / 8e9).epsilon(1e-12));
+  // A one-byte transfer: L+O dominates; Summit over NVLink 2.0 at 50 GB/s, Titan over PCIe at 8 GB/s, each times
+  // its large-copy protocol efficiency.
+  CHECK(summit->result.total_s == approx(1.42 * 9.420e-6 + 1 / kSummitH2D).epsilon(1e-12));
+  CHECK(titan->result.total_s == approx(9.420e-6 + 1 / kTitanH2D).epsilon(1e-12));
+  CHECK(kSummitD2H / 50e9 == approx(256.0 / 272).epsilon(1e-12));  // AHEAD: 94.12%
+  CHECK(summit->param("bw_d2h") == approx(kSummitD2H).epsilon(1e-12));
   CHECK(summit->result.total_s / titan->result.total_s == approx(1.42).epsilon(1e-3));
 }
 
 TEST_CASE("reference: the Jacobi2D iteration on Summit sums its kernels, copies and overhead") {
   auto r = run(kSummit, kRoot + "/apps/jacobi2d.gpm");
   double n = 16384, halo = 4 * n * 8;
-  double lo_h2d = 1.42 * 9.420e-6, lo_d2h = 1.42 * 9.023e-6, link = 50e9, hbm = 900e9;
+  double lo_h2d = 1.42 * 9.420e-6, lo_d2h = 1.42 * 9.023e-6, hbm = 900e9;
   double pack = 2 * halo / hbm, unpack = pack;
   double stencil = 2 * n * n * 8 / hbm, reduce = n * n * 8 / hbm;
-  double copies = (lo_d2h + halo / link) + (lo_h2d + halo / link) + (lo_d2h + 8 / link);
+  double copies = (lo_d2h + halo / kSummitD2H) + (lo_h2d + halo / kSummitH2D) + (lo_d2h + 8 / kSummitD2H);
   // Communication, K-model (E2E eq. 2-5) with the Summit fits of Tables 3 and 4: 6 ranks on one node in a periodic
   // 3 x 2 grid (x fastest), 3 ranks per socket. Each rank sends 2 faces (128 KiB, rendezvous) within its socket
   // (k = 3 ranks of the socket) and 2 to the other socket (k = 6 ranks of the node).
