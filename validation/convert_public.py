@@ -152,6 +152,30 @@ def convert_rtx():
            for i in range(8) for j in range(8) if i != j])
 
 
+# ---- 8x A100-SXM4-40GB, nccl-tests all_reduce_perf (one process, eight GPUs) ----
+def convert_nccl():
+    lines = read(NCCL)
+    start = next(i for i, l in enumerate(lines) if l.startswith("===== tests/data/nccl_allreduce.log"))
+    rows = []
+    for line in lines[start + 1:]:
+        if line.startswith("====="):
+            break
+        cells = line.split()
+        # size count type redop time algbw busbw error (out-of-place), then the in-place four
+        if len(cells) == 12 and cells[0].isdigit() and int(cells[0]) > 0:
+            rows.append((cells[0], seconds(float(cells[4]) * 1e-6)))
+    write("validation/a100_nccl/allreduce.csv",
+          [f"source: shared/validation/{NCCL}",
+           "  (Microsoft SuperBench test fixture tests/data/nccl_allreduce.log, commit 700d6501f110ed17a7016f1b9f2e453926f7b7a1)",
+           "hardware: one node, 8x NVIDIA A100-SXM4-40GB (NVSwitch); node type and NCCL version not printed",
+           "tool: nccl-tests all_reduce_perf, nThread 1 nGpus 8, float sum, 1 B to 8 GiB by factors of 2,",
+           "  warm-up 5, iters 20: the printed time is the mean per all-reduce",
+           "rows: every line of the all-reduce table with size > 0 (the two 0-byte lines are dropped)",
+           "conversion: bytes = size (B, each rank's buffer); measured_s = out-of-place time (us) x 1e-6"],
+          "bytes,measured_s", rows)
+
+
 if __name__ == "__main__":
     convert_v100()
     convert_rtx()
+    convert_nccl()
