@@ -39,3 +39,19 @@ for app in minisweep sw4lite lulesh amgx; do
       "$(comm machines/lassen.gpm apps/$app.gpm --set ranks=$r --set transport=gpudirect)"
   done
 done
+
+echo "== GPUDirect versus host-staged on the GPUDirect paper's fat tree (fattree_edr), 4 ranks per node"
+printf '%-10s %-8s %-14s %-14s %-14s %-14s\n' app ranks "staged kmodel" "gpud kmodel" "staged maxrate" "gpud maxrate"
+for app in minisweep sw4lite lulesh amgx; do
+  sizes="32 256"
+  [ "$app" = lulesh ] && sizes="27 216"
+  for r in $sizes; do
+    printf '%-10s %-8s' "$app" "$r"
+    for m in kmodel maxrate; do
+      for t in staged gpudirect; do
+        printf ' %-14s' "$(comm machines/fattree_edr.gpm apps/$app.gpm --set ranks=$r --set transport=$t --set comm_model=$m)"
+      done
+    done
+    echo
+  done
+done

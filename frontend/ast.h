@@ -198,6 +198,11 @@ struct MpiDecl {
   std::vector<MpiFit> fits;
   SourceRange range;
 };
+// A machine's `network { ... }` section: the topology between its nodes (a fat tree), for MPI messages.
+struct NetworkDecl {
+  std::vector<Attr> attrs;
+  SourceRange range;
+};
 struct MachineDecl : Decl {
   MachineDecl() : Decl(DeclKind::Machine) {}
   std::vector<std::unique_ptr<ParamDecl>> params;
@@ -206,6 +211,7 @@ struct MachineDecl : Decl {
   std::vector<std::unique_ptr<NodeDecl>> nodes;  // exactly one is valid; sema reports others
   std::vector<ArbitrationDecl> arbitrations;
   std::vector<std::unique_ptr<MpiDecl>> mpi;     // at most one is valid; sema reports others
+  std::vector<std::unique_ptr<NetworkDecl>> networks;  // at most one is valid; sema reports others
 };
 
 struct DataDecl {

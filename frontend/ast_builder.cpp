@@ -410,6 +410,11 @@ struct AstBuilder::Impl {
           section->fits.push_back(std::move(fit));
         }
         m->mpi.push_back(std::move(section));
+      } else if (auto* net = item->networkDecl()) {
+        auto section = std::make_unique<NetworkDecl>();
+        section->range = range(net);
+        section->attrs = attrs(net->attrBlock());
+        m->networks.push_back(std::move(section));
       } else {
         auto node = std::make_unique<NodeDecl>();
         node->items = node_items(item->nodeDecl()->nodeItem());

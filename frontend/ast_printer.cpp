@@ -172,6 +172,10 @@ struct Printer {
             line(3, fmt::format("fit {} {} {}({})", f.locality, f.protocol, f.model, args), f.range);
           }
         }
+        for (const auto& section : m.networks) {
+          line(2, "network", section->range);
+          attrs(3, section->attrs);
+        }
         break;
       }
       case DeclKind::App: {

@@ -37,6 +37,14 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
         {K::Quantity, "copy_latency", kTime, "", "host-staged MPI: latency of each device-host copy"},
         {K::Quantity, "copy_per_byte", kTime / kBytes, "", "host-staged MPI: time per byte of each copy"},
         {K::Quantity, "pin_delay", kTime, "", "GPUDirect: pinning delay of each message"}}},
+      {"network",
+       {{K::Keyword, "topology", {}, "fattree", "the topology between the nodes (a tapered fat tree)"},
+        {K::Quantity, "nodes_per_leaf", kCount, "", "nodes under each leaf switch"},
+        {K::Quantity, "leaf_switches", kCount, "", "leaf switches (optional: bounds the nodes an operation may use)"},
+        {K::Quantity, "levels", kCount, "", "switch levels of the tree (2 or 3; default 3)"},
+        {K::Quantity, "taper", kCount, "", "down-link to up-link ratio at a leaf (default 1: no taper)"},
+        {K::Quantity, "link_bw", kBytes / kTime, "", "bandwidth of one node's link to its leaf switch"},
+        {K::Quantity, "switch_latency", kTime, "", "latency of one switch traversal"}}},
       {"halo",
        {{K::Quantity, "ranks", kCount, "", "ranks taking part (default: one node's ranks)"},
         {K::Quantity, "dims", kCount, "", "2 or 3 (default: 2, or 3 when pz is given)"},
@@ -98,7 +106,7 @@ std::vector<std::string> mpi_words(const MpiAttrSpec& spec) {
 std::string mpi_operation_names() {
   std::string out;
   for (const auto& [name, _] : schemas())
-    if (name != "section") out += (out.empty() ? "" : ", ") + name;
+    if (name != "section" && name != "network") out += (out.empty() ? "" : ", ") + name;
   return out;
 }
 

@@ -16,7 +16,7 @@ struct MpiAttrSpec {
   const char* meaning;
 };
 
-// The section of a machine ("section") or an operation: halo, allreduce, reduce, bcast, allgather, alltoall,
+// The section of a machine ("section"), its network ("network") or an operation: halo, allreduce, reduce, bcast, allgather, alltoall,
 // barrier. Null for an unknown operation.
 const std::vector<MpiAttrSpec>* mpi_schema(std::string_view owner);
 const MpiAttrSpec* find_mpi_attr(std::string_view owner, std::string_view name);

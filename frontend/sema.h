@@ -71,6 +71,7 @@ class Sema {
   void expect_dim(Expr& expr, Dim dim, const std::string& what, const Scope& scope);
   // MPI sections and operations (sema_mpi.cpp).
   void check_mpi_section(const MachineDecl& machine);
+  void check_network_section(const MachineDecl& machine);
   void check_mpi_stmt(Stmt& stmt, const Scope& scope);
   void check_mpi_attrs(const std::vector<Attr>& attrs, const std::string& owner, const Scope& scope);
 

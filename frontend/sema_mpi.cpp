@@ -31,7 +31,9 @@ void Sema::check_mpi_attrs(const std::vector<Attr>& attrs, const std::string& ow
         diags_.note(attrs[k].name_range, "first set here");
       }
     const MpiAttrSpec* spec = find_mpi_attr(owner, attr.name);
-    std::string where = owner == "section" ? "an mpi section" : fmt::format("`mpi {}`", owner);
+    std::string where = owner == "section"   ? "an mpi section"
+                        : owner == "network" ? "a network section"
+                                             : fmt::format("`mpi {}`", owner);
     if (!spec) {
       std::vector<std::string> names;
       for (const auto& s : *mpi_schema(owner)) names.push_back(s.name);
@@ -147,8 +149,31 @@ void Sema::check_mpi_section(const MachineDecl& machine) {
   }
 }
 
+// A machine's network between nodes: a tapered fat tree (GPUDirect paper section IV-a) needs its leaf size, its
+// links' bandwidth and its switches' latency; MPI operations are what use it.
+void Sema::check_network_section(const MachineDecl& machine) {
+  Scope scope{nullptr, &machine};
+  for (size_t i = 1; i < machine.networks.size(); ++i)
+    diags_.error(DiagKind::DuplicateDefinition, machine.networks[i]->range, "a machine has one `network` section");
+  if (machine.networks.empty()) return;
+  const NetworkDecl& section = *machine.networks[0];
+  check_mpi_attrs(section.attrs, "network", scope);
+  std::vector<std::string> missing;
+  for (const char* name : {"topology", "nodes_per_leaf", "link_bw", "switch_latency"}) {
+    bool found = false;
+    for (const auto& a : section.attrs) found = found || a.name == name;
+    if (!found) missing.push_back(fmt::format("`{}`", name));
+  }
+  if (!missing.empty())
+    diags_.error(DiagKind::MissingAttribute, section.range,
+                 fmt::format("a network section needs {}", join(missing)));
+  if (machine.mpi.empty())
+    diags_.error(DiagKind::MissingAttribute, section.range,
+                 "a network section prices MPI messages between nodes; the machine has no `mpi` section");
+}
+
 void Sema::check_mpi_stmt(Stmt& s, const Scope& scope) {
-  if (!mpi_schema(s.name) || s.name == "section") {
+  if (!mpi_schema(s.name) || s.name == "section" || s.name == "network") {
     std::vector<std::string> ops;
     std::string all = mpi_operation_names();
     for (size_t at = 0; at <= all.size();) {

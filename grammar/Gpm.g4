@@ -46,6 +46,7 @@ machineItem
   | nodeDecl
   | arbitrationDecl
   | mpiDecl
+  | networkDecl
   | attr
   ;
 
@@ -61,6 +62,9 @@ mpiItem
   | attr
   ;
 mpiFit : locality=IDENT protocol=IDENT model=IDENT '(' expr (',' expr)* ')' ';'? ;
+
+// The network between the nodes, for MPI messages: `network { topology = fattree; nodes_per_leaf = 18; ... }`.
+networkDecl : 'network' attrBlock ';'? ;
 
 nodeDecl : 'node' '{' nodeItem* '}' ;
 nodeItem

@@ -76,6 +76,8 @@ class Lowerer {
 
   // MPI (lower_mpi.cpp): the machine's section, and the app's operations as engine tasks.
   void lower_mpi_section(const frontend::MachineDecl& machine);
+  template <class Count>
+  void lower_network(const frontend::MachineDecl& machine, MpiMachineInfo& info, Count& count);
   Task lower_mpi(const frontend::Stmt& stmt);
 
   // App helpers (lower_app.cpp).

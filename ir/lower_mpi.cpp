@@ -21,6 +21,9 @@ struct MpiMachineInfo {
   SourceRange mapping_range;
   int64_t ranks_per_node = 1, ranks_per_socket = 1;
   bool has_copy = false, has_pin = false;
+  mpi::FatTree tree;            // the machine's network section, if any
+  int64_t leaf_switches = 0;    // > 0: the tree's leaves, which bound the nodes an operation may use
+  SourceRange network_range;
 };
 
 namespace {
@@ -63,10 +66,47 @@ std::string model_title(const mpi::Choice& c) {
                                                        : "K-model (E2E eq. 2-5)";
   if (c.transport == mpi::Transport::Staged) s += ", host-staged (GPUDirect paper, Table I)";
   if (c.transport == mpi::Transport::GpuDirect) s += ", GPUDirect (GPUDirect paper, Table I)";
+  if (c.tree.present) s += ", fat tree (GPUDirect paper IV-a)";
   return s;
 }
 
 }  // namespace
+
+// The machine's network section (GPUDirect paper section IV-a: a tapered fat tree): the tree's shape is static
+// (nodes per leaf, levels, leaves), its link bandwidth, taper and switch latency are engine inputs.
+template <class Count>
+void Lowerer::lower_network(const MachineDecl& machine, MpiMachineInfo& info, Count& count) {
+  info.inputs[mpi::in::kLinkBw] = b_.constant(0, Dim::byte() / Dim::seconds(), machine.name_range);
+  info.inputs[mpi::in::kTaper] = b_.constant(1, Dim(), machine.name_range);
+  info.inputs[mpi::in::kSwitchLatency] = b_.constant(0, Dim::seconds(), machine.name_range);
+  if (machine.networks.empty()) return;
+  const NetworkDecl& net = *machine.networks[0];
+  info.network_range = net.range;
+  info.tree.present = true;
+  if (const Attr* a = find_attr(net.attrs, "nodes_per_leaf"))
+    if (auto v = count(*a, 1, 1 << 20)) info.tree.nodes_per_leaf = *v;
+  if (const Attr* a = find_attr(net.attrs, "levels"))
+    if (auto v = count(*a, 2, 3)) info.tree.levels = int(*v);
+  if (const Attr* a = find_attr(net.attrs, "leaf_switches"))
+    if (auto v = count(*a, 1, 1 << 20)) info.leaf_switches = *v;
+  auto input = [&](const char* name, int at, CheckKind check) {
+    if (const Attr* a = find_attr(net.attrs, name)) {
+      ValueId v = lower_expr(*a->value);
+      add_check(check, v, a->value->range, fmt::format("`{}` of the network section", name));
+      info.inputs[size_t(at)] = v;
+      return v;
+    }
+    return info.inputs[size_t(at)];
+  };
+  input("link_bw", mpi::in::kLinkBw, CheckKind::Positive);
+  input("switch_latency", mpi::in::kSwitchLatency, CheckKind::NonNegative);
+  if (const Attr* a = find_attr(net.attrs, "taper")) {
+    // A taper below 1 would give a leaf more up-link than down-link capacity; 1 is a full-bisection tree.
+    ValueId v = input("taper", mpi::in::kTaper, CheckKind::Positive);
+    m_.checks.push_back({CheckKind::InRange, v, b_.constant(1, Dim(), a->value->range),
+                         b_.constant(1e6, Dim(), a->value->range), a->value->range, "`taper` of the network section"});
+  }
+}
 
 void Lowerer::lower_mpi_section(const MachineDecl& machine) {
   mpi_ = nullptr;
@@ -153,6 +193,7 @@ void Lowerer::lower_mpi_section(const MachineDecl& machine) {
       value_of("copy_per_byte", Dim::seconds() / Dim::byte(), CheckKind::NonNegative, &per_byte);
   info->has_copy = latency && per_byte;
   info->inputs[mpi::in::kPinDelay] = value_of("pin_delay", Dim::seconds(), CheckKind::NonNegative, &info->has_pin);
+  lower_network(machine, *info, count);
   ValueId zero = b_.constant(0, Dim(), section.range);
   for (int i = mpi::in::kFits; i < mpi::in::kMachineInputs; ++i) info->inputs[size_t(i)] = zero;
   for (const MpiFit& f : section.fits) {
@@ -213,11 +254,23 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     diags_.error(DiagKind::MissingAttribute, s.range, "GPUDirect MPI needs `pin_delay` in the machine's mpi section");
     return failed;
   }
+  choice.tree = info.tree;
   mpi::Layout layout = mpi::make_layout(*ranks, info.ranks_per_node, info.ranks_per_socket, info.mapping);
   if (!layout.error.empty()) {
     diags_.error(DiagKind::InvalidMapping, s.range, fmt::format("`mpi {}` over {} ranks: {}", s.name, *ranks, layout.error));
     if (info.mapping_range.file != kNoFile) diags_.note(info.mapping_range, "the mapping is given here");
     return failed;
+  }
+  if (info.tree.present) {
+    layout.nodes_per_leaf = info.tree.nodes_per_leaf;
+    if (info.leaf_switches > 0 && layout.leaves() > info.leaf_switches) {
+      diags_.error(DiagKind::InvalidMapping, s.range,
+                   fmt::format("`mpi {}` over {} ranks uses {} nodes, more than the network's {} leaf switches of {} "
+                               "nodes hold",
+                               s.name, *ranks, layout.nodes, info.leaf_switches, info.tree.nodes_per_leaf));
+      diags_.note(info.network_range, "the network is described here");
+      return failed;
+    }
   }
   std::vector<ValueId> inputs = info.inputs;
   auto bytes = [&](const char* name, bool required, const char* why) {

@@ -16,6 +16,7 @@ std::shared_ptr<CommEngine> CommEngine::halo(Choice choice, const Layout& layout
   e->nodes_ = layout.nodes;
   e->ranks_per_node_ = layout.ranks_per_node;
   e->ranks_per_socket_ = layout.ranks_per_socket;
+  e->leaves_ = layout.leaves();
   PatternStats stats = halo_pattern(layout, grid, error);
   if (!error.empty()) return nullptr;
   e->rounds_.push_back(Round{std::move(stats), 1, 1, "halo exchange"});
@@ -31,6 +32,7 @@ std::shared_ptr<CommEngine> CommEngine::collective(Choice choice, const Layout& 
   e->nodes_ = layout.nodes;
   e->ranks_per_node_ = layout.ranks_per_node;
   e->ranks_per_socket_ = layout.ranks_per_socket;
+  e->leaves_ = layout.leaves();
   e->rounds_ = collective_rounds(layout, c, a);
   return e;
 }
@@ -64,6 +66,10 @@ ir::EngineResult CommEngine::run(std::span<const double> inputs) const {
   d["nodes"] = nodes_;
   d["ranks_per_node"] = ranks_per_node_;
   d["ranks_per_socket"] = ranks_per_socket_;
+  if (choice_.tree.present) {
+    d["nodes_per_leaf"] = choice_.tree.nodes_per_leaf;
+    d["leaves"] = leaves_;
+  }
   if (halo_) {
     d["grid"] = grid_.dims == 3 ? nlohmann::ordered_json::array({grid_.extent[0], grid_.extent[1], grid_.extent[2]})
                                 : nlohmann::ordered_json::array({grid_.extent[0], grid_.extent[1]});
@@ -73,7 +79,7 @@ ir::EngineResult CommEngine::run(std::span<const double> inputs) const {
   auto rounds = nlohmann::ordered_json::array();
   double total = 0;
   bool fell_back = false;
-  double k_inter_node = 0;
+  double k_inter_node = 0, k_off_leaf = 0;
   for (const Round& round : rounds_) {
     auto sizes = sizes_of(round, inputs);
     PatternTime pt = pattern_time(round.stats, choice_, inputs, sizes);
@@ -85,6 +91,7 @@ ir::EngineResult CommEngine::run(std::span<const double> inputs) const {
     total += round.repeat * pt.time_s;
     fell_back = fell_back || pt.fell_back;
     k_inter_node = std::max(k_inter_node, pt.k_used[int(Locality::InterNode)]);
+    k_off_leaf = std::max(k_off_leaf, pt.k_used[kOffLeaf]);
     nlohmann::ordered_json j;
     j["step"] = round.what;
     j["repeat"] = round.repeat;
@@ -92,13 +99,19 @@ ir::EngineResult CommEngine::run(std::span<const double> inputs) const {
     j["K_total"] = round.stats.k_total;
     j["k_prime"] = round.stats.k_prime;
     j["k"] = {{"intra_socket", pt.k_used[0]}, {"inter_socket", pt.k_used[1]}, {"inter_node", pt.k_used[2]}};
+    if (choice_.tree.present) {
+      j["K_off_leaf"] = round.stats.k_offleaf;
+      j["K_leaf_total"] = round.stats.k_leaf_total;
+      j["k"]["off_leaf"] = pt.k_used[kOffLeaf];
+    }
     auto msgs = nlohmann::ordered_json::array();
-    for (int cls = 0; cls < kClasses; ++cls)
+    for (int route = 0; route < kRoutes; ++route)
       for (int k = 0; k < kSizeKinds; ++k) {
-        size_t i = size_t(cls * kSizeKinds + k);
+        size_t i = size_t(route * kSizeKinds + k);
         if (!pt.slowest[i]) continue;
         nlohmann::ordered_json m;
-        m["locality"] = locality_name(Locality(cls));
+        m["locality"] = locality_name(route == kOffLeaf ? Locality::InterNode : Locality(route));
+        if (route == kOffLeaf) m["off_leaf"] = true;
         if (halo_) m["kind"] = kKindNames[k];
         m["count"] = pt.slowest[i];
         m["bytes"] = sizes[size_t(k)];
@@ -122,6 +135,8 @@ ir::EngineResult CommEngine::run(std::span<const double> inputs) const {
     }
   }
   if (choice_.model != CommModel::Postal) r.terms.push_back({"k (inter-node)", k_inter_node, frontend::Dim::count()});
+  if (choice_.tree.present && choice_.model != CommModel::Postal && k_off_leaf > 0)
+    r.terms.push_back({"k (off-leaf)", k_off_leaf, frontend::Dim::count()});
   return r;
 }
 
@@ -129,9 +144,16 @@ std::string CommEngine::describe() const {
   std::string s = fmt::format("{}{} over {} ranks on {} nodes ({} per node, {} per socket); {}, {}", what_,
                               algorithm_.empty() ? "" : " (" + algorithm_ + ")", ranks_, nodes_, ranks_per_node_,
                               ranks_per_socket_, comm_model_name(choice_.model), transport_name(choice_.transport));
-  for (const Round& r : rounds_)
+  if (choice_.tree.present)
+    s += fmt::format("; fat tree of {} nodes per leaf, {} levels ({} leaves used)", choice_.tree.nodes_per_leaf,
+                     choice_.tree.levels, leaves_);
+  for (const Round& r : rounds_) {
     s += fmt::format("\n{} x{}: K_inter {} K_total {} k' {}", r.what, r.repeat, r.stats.k_inter, r.stats.k_total,
                      r.stats.k_prime);
+    if (choice_.tree.present)
+      s += fmt::format(" K_off_leaf {} K_leaf_total {} k_leaf {}", r.stats.k_offleaf, r.stats.k_leaf_total,
+                       r.stats.k_leaf);
+  }
   return s;
 }
 

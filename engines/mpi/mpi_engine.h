@@ -36,7 +36,7 @@ class CommEngine : public ir::Engine {
   std::string what_;  // "halo" or the collective's name
   std::string algorithm_;
   std::vector<Round> rounds_;
-  int64_t ranks_ = 0, nodes_ = 0, ranks_per_node_ = 0, ranks_per_socket_ = 0;
+  int64_t ranks_ = 0, nodes_ = 0, ranks_per_node_ = 0, ranks_per_socket_ = 0, leaves_ = 1;
   Grid grid_;
 };
 

@@ -39,7 +39,8 @@ const char* transport_name(Transport t) {
   }
 }
 
-MessageTime message_time(const Choice& c, std::span<const double> inputs, Locality l, double n, double k) {
+MessageTime message_time(const Choice& c, std::span<const double> inputs, Locality l, double n, double k,
+                         double k_leaf) {
   MessageTime out;
   // Protocol by size (E2E section 2.1: separate fits per protocol); GPUDirect uses rendezvous only
   // (GPUDirect paper, Table I).
@@ -64,6 +65,14 @@ MessageTime message_time(const Choice& c, std::span<const double> inputs, Locali
       }
       t = maxrate_time(v[2], v[3], v[4], k, n);
     }
+    if (k_leaf > 0) {
+      // The leaf's up-links carry (nodes_per_leaf x link_bw) / taper for all its ranks sending off the leaf at
+      // once (GPUDirect paper IV-a: a tapered fat tree); like the NIC in max-rate (E2E eq. 2, after Gropp et al.'s
+      // max-rate model), the message's transfer takes the longer of its NIC share and its up-link share.
+      double uplink = double(c.tree.nodes_per_leaf) * inputs[in::kLinkBw] / inputs[in::kTaper];
+      double nic_transfer = t - v[2];
+      t = v[2] + std::max(nic_transfer, k_leaf * n / uplink);
+    }
   } else {
     if (!c.fits.postal[size_t(f)]) {
       out.error = fmt::format("the machine's mpi section has no {} fit for {} {} messages",
@@ -74,6 +83,9 @@ MessageTime message_time(const Choice& c, std::span<const double> inputs, Locali
     out.fell_back_to_postal = c.model != CommModel::Postal;
     t = postal_time(v[0], v[1], n);
   }
+  // Between leaves a message crosses the switches above its leaf and back down: 2 (levels - 1) more switch
+  // traversals than within a leaf (the inter-node fits are taken as measured within one leaf).
+  if (k_leaf > 0) t += c.tree.extra_switches() * inputs[in::kSwitchLatency];
   // GPUDirect paper, Table I and section III-c: a host-staged message adds a device-to-host copy at the sender and a
   // host-to-device copy at the receiver (gpu_copy_delay + bytes x gpu_copy_per_byte each); section III-d: GPUDirect
   // adds the pinning delay (gpudirect_delay) before the send.

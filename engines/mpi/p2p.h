@@ -25,6 +25,10 @@ enum class MaxRateForm : uint8_t { None = 0, Short = 1, Full = 2 };
 
 constexpr int kClasses = 3;
 constexpr int kProtocols = 3;
+// Routes of a message: its locality class, and for inter-node messages whether it leaves its leaf switch (route 3,
+// only on machines with a fat tree).
+constexpr int kRoutes = kClasses + 1;
+constexpr int kOffLeaf = kClasses;
 
 const char* locality_name(Locality l);
 const char* protocol_name(Protocol p);
@@ -59,17 +63,31 @@ constexpr int kEagerMax = 1;     // largest message of the eager protocol (B)
 constexpr int kCopyLatency = 2;  // host-staged: latency of each device-host copy (s)
 constexpr int kCopyPerByte = 3;  // host-staged: time per byte of each copy (s/B)
 constexpr int kPinDelay = 4;     // GPUDirect: pinning delay per message (s)
-constexpr int kFits = 5;         // then, per class and protocol: postal alpha, beta; max-rate alpha, x, y
+constexpr int kLinkBw = 5;       // fat tree: bandwidth of a node's link to its leaf switch (B/s)
+constexpr int kTaper = 6;        // fat tree: a leaf's down-link to up-link capacity ratio
+constexpr int kSwitchLatency = 7;  // fat tree: latency of one switch traversal (s)
+constexpr int kFits = 8;         // then, per class and protocol: postal alpha, beta; max-rate alpha, x, y
 constexpr int kPerFit = 5;
 constexpr int kMachineInputs = kFits + kClasses * kProtocols * kPerFit;
 inline int fit(Locality l, Protocol p) { return kFits + FitTable::index(l, p) * kPerFit; }
 }  // namespace in
+
+// The static shape of the machine's network, when it has one: a fat tree of leaf switches with nodes_per_leaf
+// nodes each and `levels` levels of switches (GPUDirect paper section IV-a: 45 leaves of 18 nodes, 3 levels).
+struct FatTree {
+  bool present = false;
+  int64_t nodes_per_leaf = 1;
+  int levels = 3;
+  // Switches a message between leaves crosses beyond its leaf switch: up to the top level and down again.
+  int extra_switches() const { return 2 * (levels - 1); }
+};
 
 // The static choices of one communication operation.
 struct Choice {
   CommModel model = CommModel::KModel;
   Transport transport = Transport::Host;
   FitTable fits;
+  FatTree tree;
 };
 
 // One message's time and how it was obtained. time_s = before_s + network_s + after_s: the message alone.
@@ -85,7 +103,10 @@ struct MessageTime {
 
 // The time of one message of n bytes of class `l` when `k` processes of its node (or socket) send such messages
 // at once (k matters to max-rate and K-model only; the caller passes the K-model's k for inter-node messages).
-MessageTime message_time(const Choice& c, std::span<const double> inputs, Locality l, double n, double k);
+// `k_leaf` > 0: an inter-node message that leaves its leaf switch while k_leaf ranks of the leaf do so; it crosses
+// the tree's upper switches and, under max-rate and the K-model, shares the leaf's up-links (FatTree).
+MessageTime message_time(const Choice& c, std::span<const double> inputs, Locality l, double n, double k,
+                         double k_leaf = 0);
 
 // A rank's messages of one operation, in order, through three stages: the sender's per-message delay (its copy
 // engine or the pinning), the network, the receiver's per-message delay (its copy engine). The GPUDirect paper

@@ -96,15 +96,28 @@ class Accumulator {
         inter_(size_t(l.nodes)),
         total_(size_t(l.nodes)),
         senders_(size_t(l.nodes)),
+        leaf_offleaf_(size_t(l.leaves())),
+        leaf_total_(size_t(l.leaves())),
+        leaf_senders_(size_t(l.leaves())),
+        leaf_offleaf_senders_(size_t(l.leaves())),
         class_senders_{std::vector<int64_t>(size_t(l.nodes * l.sockets_per_node)), std::vector<int64_t>(size_t(l.nodes)),
                        std::vector<int64_t>(size_t(l.nodes))} {}
 
   void add(int64_t r, const PatternStats::Signature& sig) {
-    int64_t all = 0, per_class[kClasses]{};
-    for (int c = 0; c < kClasses; ++c)
-      for (int k = 0; k < kSizeKinds; ++k) per_class[c] += sig[size_t(c * kSizeKinds + k)];
+    int64_t all = 0, per_class[kClasses]{}, off_leaf = 0;
+    for (int c = 0; c < kRoutes; ++c)
+      for (int k = 0; k < kSizeKinds; ++k) {
+        int64_t n = sig[size_t(c * kSizeKinds + k)];
+        per_class[c == kOffLeaf ? int(Locality::InterNode) : c] += n;  // off-leaf messages are inter-node too
+        if (c == kOffLeaf) off_leaf += n;
+      }
     for (int64_t x : per_class) all += x;
     if (all == 0) return;
+    size_t leaf = size_t(l_.leaf_of(r));
+    leaf_offleaf_[leaf] += off_leaf;
+    leaf_total_[leaf] += all;
+    leaf_senders_[leaf] += 1;
+    if (off_leaf) leaf_offleaf_senders_[leaf] += 1;
     size_t node = size_t(l_.node[size_t(r)]);
     inter_[node] += per_class[int(Locality::InterNode)];
     total_[node] += all;
@@ -131,12 +144,19 @@ class Accumulator {
     }
     for (int c = 0; c < kClasses; ++c)
       for (int64_t x : class_senders_[c]) s.k[size_t(c)] = std::max(s.k[size_t(c)], x);
+    for (size_t f = 0; f < leaf_total_.size(); ++f) {
+      s.k_leaf = std::max(s.k_leaf, leaf_offleaf_senders_[f]);
+      s.k_offleaf = std::max(s.k_offleaf, leaf_offleaf_[f]);
+      s.k_leaf_total = std::max(s.k_leaf_total, leaf_total_[f]);
+      s.k_leaf_prime = std::max(s.k_leaf_prime, leaf_senders_[f]);
+    }
     return s;
   }
 
  private:
   const Layout& l_;
   std::vector<int64_t> inter_, total_, senders_;
+  std::vector<int64_t> leaf_offleaf_, leaf_total_, leaf_senders_, leaf_offleaf_senders_;
   std::vector<int64_t> class_senders_[kClasses];
   std::set<PatternStats::Signature> seen_;
   PatternStats::Signature last_{};
@@ -152,7 +172,7 @@ Round one_message_round(const Layout& l, double size_factor, double repeat, std:
     int64_t to = partner(r);
     if (to < 0 || to == r) continue;
     PatternStats::Signature sig{};
-    sig[size_t(int(l.locality(r, to)) * kSizeKinds)] = 1;
+    sig[size_t(l.route(r, to) * kSizeKinds)] = 1;
     acc.add(r, sig);
   }
   return Round{acc.finish(), size_factor, repeat, std::move(what)};
@@ -203,7 +223,7 @@ PatternStats halo_pattern(const Layout& l, const Grid& g, std::string& error) {
           if (!ok) continue;
           int64_t to = nx + px * (ny + py * nzv);
           if (to == r) continue;  // a periodic dimension of extent 1: no message to oneself
-          sig[size_t(int(l.locality(r, to)) * kSizeKinds + o.kind)] += 1;
+          sig[size_t(l.route(r, to) * kSizeKinds + o.kind)] += 1;
         }
         acc.add(r, sig);
       }
@@ -369,12 +389,21 @@ PatternTime pattern_time(const PatternStats& s, const Choice& c, std::span<const
                          std::span<const double> sizes) {
   PatternTime out;
   for (int cls = 0; cls < kClasses; ++cls) out.k_used[cls] = double(s.k[size_t(cls)]);
-  if (c.model == CommModel::KModel)
+  out.k_used[kOffLeaf] = double(s.k_leaf);
+  if (c.model == CommModel::KModel) {
     out.k_used[int(Locality::InterNode)] = kmodel_k(double(s.k_inter), double(s.k_total), double(s.k_prime));
-  MessageTime mt[kClasses * kSizeKinds];
-  for (int cls = 0; cls < kClasses; ++cls)
-    for (int k = 0; k < kSizeKinds; ++k)
-      mt[cls * kSizeKinds + k] = message_time(c, inputs, Locality(cls), sizes[size_t(k)], out.k_used[cls]);
+    // E2E eq. 4 applied to the leaf switch: the share of the leaf's messages that leave it, times the leaf's
+    // sending ranks (this project's extension of the K-model to the fat tree's up-links).
+    out.k_used[kOffLeaf] = kmodel_k(double(s.k_offleaf), double(s.k_leaf_total), double(s.k_leaf_prime));
+  }
+  MessageTime mt[kRoutes * kSizeKinds];
+  for (int route = 0; route < kRoutes; ++route)
+    for (int k = 0; k < kSizeKinds; ++k) {
+      bool off_leaf = route == kOffLeaf;
+      Locality l = off_leaf ? Locality::InterNode : Locality(route);
+      mt[route * kSizeKinds + k] = message_time(c, inputs, l, sizes[size_t(k)], out.k_used[int(l)],
+                                                off_leaf ? out.k_used[kOffLeaf] : 0);
+    }
   out.time_s = 0;
   bool first = true;
   for (const auto& sig : s.signatures) {

@@ -28,9 +28,18 @@ struct Layout {
   std::vector<int32_t> node;    // per rank
   std::vector<int32_t> socket;  // per rank: node * sockets_per_node + socket within the node
   std::string error;            // non-empty: the mapping is impossible
+  int64_t nodes_per_leaf = 0;   // > 0: the machine's fat tree puts node n under leaf switch n / nodes_per_leaf
   Locality locality(int64_t a, int64_t b) const {
     if (node[size_t(a)] != node[size_t(b)]) return Locality::InterNode;
     return socket[size_t(a)] != socket[size_t(b)] ? Locality::InterSocket : Locality::IntraSocket;
+  }
+  int64_t leaf_of(int64_t rank) const { return nodes_per_leaf > 0 ? node[size_t(rank)] / nodes_per_leaf : 0; }
+  int64_t leaves() const { return nodes_per_leaf > 0 ? (nodes + nodes_per_leaf - 1) / nodes_per_leaf : 1; }
+  // The locality class, or kOffLeaf for an inter-node message between nodes under different leaf switches.
+  int route(int64_t a, int64_t b) const {
+    Locality l = locality(a, b);
+    if (l == Locality::InterNode && leaf_of(a) != leaf_of(b)) return kOffLeaf;
+    return int(l);
   }
 };
 
@@ -50,13 +59,17 @@ std::array<int64_t, 3> balanced_extents(int64_t ranks, int dims);
 // One pattern's statistics. Counts are per rank: how many messages of each locality class and size kind it
 // sends; identical rows are kept once. The k values are maxima over nodes (over sockets for intra-socket).
 struct PatternStats {
-  using Signature = std::array<int64_t, kClasses * kSizeKinds>;  // [class * kSizeKinds + kind]
+  using Signature = std::array<int64_t, kRoutes * kSizeKinds>;  // [route * kSizeKinds + kind]
   std::vector<Signature> signatures;
   int64_t k_inter = 0;   // E2E eq. 4: the most inter-node messages sent by one node
   int64_t k_total = 0;   // E2E eq. 4: the most messages sent by one node
   int64_t k_prime = 0;   // the most ranks of one node that send anything
   std::array<int64_t, kClasses> k{};  // the most ranks of one node (socket) that send messages of the class
   int64_t messages = 0;  // all messages of the pattern
+  // With a fat tree, the same counts per leaf switch for messages that leave it: the most ranks of a leaf sending
+  // off-leaf messages (max-rate), and E2E eq. 4 applied to the leaf for the K-model: the most off-leaf messages and
+  // the most messages sent by one leaf, and the most ranks of a leaf that send.
+  int64_t k_leaf = 0, k_offleaf = 0, k_leaf_total = 0, k_leaf_prime = 0;
 };
 
 // The statistics of a halo exchange over `grid` (its extents must multiply to layout.ranks).
@@ -87,9 +100,9 @@ std::vector<Round> collective_rounds(const Layout& layout, Collective c, Algorit
 // overlapping the rank's other messages (MessagePipeline, p2p.h). `sizes` has kSizeKinds entries.
 struct PatternTime {
   double time_s = NAN;
-  double k_used[kClasses]{};
-  std::array<int64_t, kClasses * kSizeKinds> slowest{};
-  std::array<Protocol, kClasses * kSizeKinds> protocol{};
+  double k_used[kRoutes]{};  // per class, then the leaf's k for off-leaf messages
+  std::array<int64_t, kRoutes * kSizeKinds> slowest{};
+  std::array<Protocol, kRoutes * kSizeKinds> protocol{};
   bool fell_back = false;
   std::string error;
 };
