@@ -257,6 +257,10 @@ struct Stmt {
   SourceRange host_kind_range;
   ExprPtr expr;  // Copy: bytes or buffer; Iterate: count; Overhead: time
   std::optional<CompRef> on;
+  // Copy p2p (`copy p2p SIZE from REF to REF`): the two GPUs, and whether the words between were `from` and `to`.
+  std::optional<CompRef> peer_from, peer_to;
+  std::string peer_word;        // the first of the two words that is not `from` / `to`, when one is not
+  SourceRange peer_word_range;
   std::vector<Attr> attrs;  // Copy: `{ streams = N }`; Offload and Mpi: their attributes
   std::string strategy;     // Offload: explicit | implicit | streams | hybrid (set by sema)
   std::vector<std::unique_ptr<Stmt>> body;

@@ -436,6 +436,18 @@ struct AstBuilder::Impl {
       s->name = r->IDENT()->getText();
       s->name_range = range(r->IDENT());
       if (r->compRef()) s->on = comp_ref(r->compRef());
+    } else if (auto* pc = dynamic_cast<P::PeerCopyStmtContext*>(ctx)) {
+      s->kind = StmtKind::Copy;
+      s->direction = pc->direction->getText();
+      s->direction_range = range(pc->direction);
+      s->expr = expr(pc->expr());
+      s->peer_from = comp_ref(pc->src);
+      s->peer_to = comp_ref(pc->dst);
+      for (antlr4::Token* word : {pc->fromWord, pc->toWord})
+        if (s->peer_word.empty() && word->getText() != (word == pc->fromWord ? "from" : "to")) {
+          s->peer_word = word->getText();
+          s->peer_word_range = range(word);
+        }
     } else if (auto* c = dynamic_cast<P::CopyStmtContext*>(ctx)) {
       s->kind = StmtKind::Copy;
       s->direction = c->direction->getText();

@@ -105,6 +105,12 @@ struct Printer {
     switch (s.kind) {
       case StmtKind::Run: line(depth, "run " + s.name + on, s.range); break;
       case StmtKind::Copy:
+        if (s.peer_from) {
+          line(depth, fmt::format("copy {} {} from {} to {}", s.direction, print_expr(*s.expr), ref(*s.peer_from),
+                                  ref(*s.peer_to)),
+               s.range);
+          break;
+        }
         line(depth, fmt::format("copy {} {}{}{}", s.direction, print_expr(*s.expr), s.host_kind.empty() ? "" : " " + s.host_kind, on),
              s.range);
         break;

@@ -388,6 +388,39 @@ void Sema::check_app(const AppDecl& app) {
   for (const auto& s : app.body) check_stmt(app, *s);
 }
 
+// `copy p2p SIZE from REF to REF`: a GPU-to-GPU copy of a size or of a device buffer; the references are
+// resolved when the app is lowered (they need the machine).
+void Sema::check_peer_copy(const AppDecl& app, Stmt& s, const Scope& scope) {
+  if (!s.peer_from) {
+    diags_.error(DiagKind::InvalidKeyword, s.direction_range,
+                 "copy p2p copies between two gpus: write `copy p2p SIZE from GPU to GPU`");
+    return;
+  }
+  if (s.direction != "p2p") {
+    diags_.error(DiagKind::InvalidKeyword, s.direction_range,
+                 fmt::format("`from ... to ...` names the two gpus of a copy p2p, not of a copy {}", s.direction));
+    return;
+  }
+  if (!s.peer_word.empty()) {
+    diags_.error(DiagKind::SyntaxError, s.peer_word_range,
+                 fmt::format("expected `copy p2p SIZE from GPU to GPU`, found `{}`", s.peer_word));
+    return;
+  }
+  check_comp_ref(*s.peer_from, scope);
+  check_comp_ref(*s.peer_to, scope);
+  if (s.expr->kind == ExprKind::Name && !s.expr->parenthesized)
+    for (const auto& d : app.data)
+      for (const auto& [name, range] : d->names)
+        if (name == s.expr->name) s.buffer = d.get();
+  if (!s.buffer) {
+    expect_dim(*s.expr, Dim::byte(), "the size of a copy", scope);
+    return;
+  }
+  if (s.buffer->placement != "device")
+    diags_.error(DiagKind::InvalidKeyword, s.expr->range,
+                 fmt::format("`{}` lives on the host; copy p2p copies device data from one gpu to another", s.expr->name));
+}
+
 void Sema::check_stmt(const AppDecl& app, Stmt& s) {
   Scope scope{nullptr, &app};
   switch (s.kind) {
@@ -405,9 +438,13 @@ void Sema::check_stmt(const AppDecl& app, Stmt& s) {
       break;
     }
     case StmtKind::Copy: {
-      if (s.direction != "h2d" && s.direction != "d2h" && s.direction != "d2d") {
+      if (s.direction != "h2d" && s.direction != "d2h" && s.direction != "d2d" && s.direction != "p2p") {
         diags_.error(DiagKind::InvalidKeyword, s.direction_range,
-                     fmt::format("unknown copy direction `{}` (h2d, d2h or d2d)", s.direction));
+                     fmt::format("unknown copy direction `{}` (h2d, d2h, d2d or p2p)", s.direction));
+        break;
+      }
+      if (s.peer_from || s.direction == "p2p") {
+        check_peer_copy(app, s, scope);
         break;
       }
       if (s.on) check_comp_ref(*s.on, scope);

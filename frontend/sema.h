@@ -64,6 +64,7 @@ class Sema {
   void check_app(const AppDecl& app);
   void check_offload(Stmt& s, const Scope& scope);  // sema_offload.cpp
   void check_stmt(const AppDecl& app, Stmt& stmt);
+  void check_peer_copy(const AppDecl& app, Stmt& stmt, const Scope& scope);
   // Congestion (sema_congestion.cpp): a machine's arbitration declarations and an app's `flows` blocks.
   void check_arbitrations(const MachineDecl& machine);
   void check_flows(const AppDecl& app, Stmt& stmt);

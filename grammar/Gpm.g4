@@ -96,6 +96,7 @@ kernelDecl : 'kernel' IDENT ('on' compRef)? attrBlock ;
 
 stmt
   : 'run' IDENT ('on' compRef)? ';'?                         # runStmt
+  | 'copy' direction=IDENT expr fromWord=IDENT src=compRef toWord=IDENT dst=compRef ';'?  # peerCopyStmt
   | 'copy' direction=IDENT expr hostKind=IDENT? ('on' compRef)? attrBlock? ';'?  # copyStmt
   | 'seq' block                                              # seqStmt
   | 'par' block                                              # parStmt

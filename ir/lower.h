@@ -11,6 +11,7 @@
 #include "frontend/diagnostics.h"
 #include "frontend/sema.h"
 #include "ir/ir.h"
+#include "ir/topology.h"
 
 namespace gpm::ir {
 
@@ -84,6 +85,12 @@ class Lowerer {
   Task lower_stmt(const frontend::AppDecl& app, const frontend::Stmt& stmt);
   Task lower_run(const frontend::AppDecl& app, const frontend::Stmt& stmt);
   Task lower_copy(const frontend::Stmt& stmt);
+  Task lower_peer_copy(const frontend::Stmt& stmt, Task task, ValueId bytes);  // lower_peer_copy.cpp
+  struct PathCost {
+    ValueId lo, bw, gap;  // L+O (sum), bandwidth (minimum), LogGP gap (maximum; kNoValue when no link has one)
+  };
+  PathCost path_cost(const std::vector<Hop>& path);
+  std::string route_name(int from, const std::vector<Hop>& path) const;
   Task lower_flows(const frontend::Stmt& stmt);  // lower_congestion.cpp
   Task lower_offload(const frontend::Stmt& stmt);  // lower_offload.cpp
   Task lower_stream_copy(const frontend::Stmt& stmt, Task task, const std::string& host_kind, ValueId lo,

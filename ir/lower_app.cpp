@@ -115,6 +115,36 @@ Task Lowerer::lower_run(const AppDecl& app, const Stmt& s) {
   return task;
 }
 
+// A path's L+O is the sum of its links' latencies and of the latencies of the switches and root complexes it
+// crosses; its bandwidth is the slowest link's; its gap the largest (each in the direction travelled).
+Lowerer::PathCost Lowerer::path_cost(const std::vector<Hop>& path) {
+  ValueId lo = kNoValue, bw = kNoValue, gap = kNoValue;
+  for (size_t i = 0; i < path.size(); ++i) {
+    const Hop& hop = path[i];
+    const Link& link = m_.topology.links[size_t(hop.link)];
+    ValueId l = link.latency[hop.direction], w = link.bw[hop.direction], g = link.gap[hop.direction];
+    if (g != kNoValue) gap = gap == kNoValue ? g : b_.binary(Opcode::Max, gap, g, link.range);
+    lo = lo == kNoValue ? l : b_.binary(Opcode::Add, lo, l, link.range);
+    bw = bw == kNoValue ? w : b_.binary(Opcode::Min, bw, w, link.range);
+    if (i + 1 == path.size()) break;
+    const Component& crossed = m_.topology.components[size_t(hop.direction == 0 ? link.b : link.a)];
+    if (crossed.kind != "switch" && crossed.kind != "root") continue;
+    if (auto it = crossed.attrs.find("latency"); it != crossed.attrs.end())
+      lo = b_.binary(Opcode::Add, lo, it->second, crossed.range);
+  }
+  return {lo, bw, gap};
+}
+
+// Every component of a route from its first to its last: `s[0].ddr4 -> s[0].p9 -> s[0].g[0]`.
+std::string Lowerer::route_name(int from, const std::vector<Hop>& path) const {
+  std::string route = m_.topology.components[size_t(from)].path;
+  for (const Hop& hop : path) {
+    const Link& link = m_.topology.links[size_t(hop.link)];
+    route += " -> " + m_.topology.components[size_t(hop.direction == 0 ? link.b : link.a)].path;
+  }
+  return route;
+}
+
 Task Lowerer::lower_copy(const Stmt& s) {
   Task task = Task::make(TaskKind::Op, source_text(s.range), s.range);
   task.part = "overhead";  // E2E section 3.4: the measured overhead includes the CPU-GPU copies
@@ -128,6 +158,7 @@ Task Lowerer::lower_copy(const Stmt& s) {
     bytes = lower_expr(*s.expr);
     m_.checks.push_back({CheckKind::WholeNumber, bytes, kNoValue, kNoValue, s.expr->range, "a copy size in bytes"});
   }
+  if (s.direction == "p2p") return lower_peer_copy(s, std::move(task), bytes);
   int gpu = gpu_for(s.on, s.range);
   if (gpu < 0) return task;
   const std::string& gpu_path = m_.topology.components[size_t(gpu)].path;
@@ -156,29 +187,8 @@ Task Lowerer::lower_copy(const Stmt& s) {
                              h2d ? gpu_path : mem_path));
     return task;
   }
-  // The path's L+O is the sum of its links' latencies and of the latencies of the switches and root
-  // complexes it crosses; its bandwidth is the slowest link's.
-  ValueId lo = kNoValue, bw = kNoValue, gap = kNoValue;
-  for (size_t i = 0; i < path->size(); ++i) {
-    const Hop& hop = (*path)[i];
-    const Link& link = m_.topology.links[size_t(hop.link)];
-    ValueId l = link.latency[hop.direction], w = link.bw[hop.direction], g = link.gap[hop.direction];
-    if (g != kNoValue) gap = gap == kNoValue ? g : b_.binary(Opcode::Max, gap, g, link.range);
-    lo = lo == kNoValue ? l : b_.binary(Opcode::Add, lo, l, link.range);
-    bw = bw == kNoValue ? w : b_.binary(Opcode::Min, bw, w, link.range);
-    if (i + 1 == path->size()) break;
-    const Component& crossed = m_.topology.components[size_t(hop.direction == 0 ? link.b : link.a)];
-    if (crossed.kind != "switch" && crossed.kind != "root") continue;
-    if (auto it = crossed.attrs.find("latency"); it != crossed.attrs.end())
-      lo = b_.binary(Opcode::Add, lo, it->second, crossed.range);
-  }
-  // The name shows the route: every component from source to destination.
-  std::string route = m_.topology.components[size_t(h2d ? memory : gpu)].path;
-  for (const Hop& hop : *path) {
-    const Link& link = m_.topology.links[size_t(hop.link)];
-    route += " -> " + m_.topology.components[size_t(hop.direction == 0 ? link.b : link.a)].path;
-  }
-  task.name += " (" + route + ")";
+  auto [lo, bw, gap] = path_cost(*path);
+  task.name += " (" + route_name(h2d ? memory : gpu, *path) + ")";
   task.terms = {{"L+O", lo}, {"path bandwidth", bw}};
   if (!s.attrs.empty()) return lower_stream_copy(s, task, host_kind, lo, bytes, bw, gap);
   if (host_kind == "pinned") {

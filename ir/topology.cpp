@@ -20,7 +20,7 @@ std::vector<std::vector<Hop>> adjacency(const Topology& t, bool respect_directio
 int far_end(const Link& l, int direction) { return direction == 0 ? l.b : l.a; }
 }  // namespace
 
-std::optional<std::vector<Hop>> shortest_path(const Topology& t, int from, int to) {
+std::optional<std::vector<Hop>> shortest_path(const Topology& t, int from, int to, const std::string& no_transit_kind) {
   auto adj = adjacency(t, true);
   std::vector<int> prev_link(t.components.size(), -1), prev_dir(t.components.size(), -1);
   std::vector<bool> seen(t.components.size(), false);
@@ -30,6 +30,7 @@ std::optional<std::vector<Hop>> shortest_path(const Topology& t, int from, int t
     int at = queue.front();
     queue.pop_front();
     if (at == to) break;
+    if (at != from && !no_transit_kind.empty() && t.components[size_t(at)].kind == no_transit_kind) continue;
     for (const Hop& hop : adj[size_t(at)]) {
       int next = far_end(t.links[size_t(hop.link)], hop.direction);
       if (seen[size_t(next)]) continue;

@@ -93,10 +93,11 @@ TEST_CASE("congestion pipeline: max-min all-to-all on the DGX-1 hybrid cube-mesh
   auto c = compile("machines/dgx1.gpm", "apps/alltoall_8gpu.gpm");
   const auto& flows = c->result.phases[0].rows[0].detail["flows"];
   REQUIRE(flows.size() == 56);
-  // NVLink neighbours (each quad fully connected, GPU i with i+4) have a 20 GB/s link each to themselves.
-  // The 24 other pairs cross PCIe and QPI: each PLX-to-CPU link carries the 6 flows of its two GPUs (3 each),
-  // the tightest link (QPI carries 12 in 38.4 GB/s, a GPU's own PCIe link 3), so each gets pcie_bw / 6.
-  const double chunk = 100e6, nvlink = 20e9, pcie = 16 * 8e9 * 128 / 130 / 8;
+  // NVLink neighbours (each quad fully connected, GPU i with i+4) have a 20 GB/s link each to themselves, at the
+  // write efficiency of AHEAD eq. 7 (256/272). The 24 other pairs cross PCIe and QPI: each PLX-to-CPU link carries
+  // the 6 flows of its two GPUs (3 each), the tightest link (QPI carries 12 in 38.4 GB/s, a GPU's own PCIe link 3),
+  // so each gets pcie_bw / 6, with Gen3 x16 at the write efficiency of eq. 5 (256/268).
+  const double chunk = 100e6, nvlink = 20e9 * 256 / 272, pcie = 16 * 8e9 * 128 / 130 / 8 * 256 / 268;
   int over_nvlink = 0, over_pcie = 0;
   for (const auto& f : flows) {
     int src = f["src"].get<std::string>()[2] - '0', dst = f["dst"].get<std::string>()[2] - '0';

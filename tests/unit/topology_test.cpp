@@ -167,3 +167,33 @@ TEST_CASE("topology: components_of_kind lists components in declaration order") 
   CHECK(g.t.find("g[1]") == g1);
   CHECK(g.t.find("g[2]") == -1);
 }
+
+TEST_CASE("topology: shortest_path with no_transit_kind never passes through a component of that kind") {
+  // g0 - g1 - g2 is two links through a GPU; g0 - sw - cpu - sw2 - g2 is four links through no GPU.
+  Graph g;
+  int g0 = g.add("gpu", "g[0]"), g1 = g.add("gpu", "g[1]"), g2 = g.add("gpu", "g[2]");
+  int sw = g.add("switch", "sw"), cpu = g.add("cpu", "cpu"), sw2 = g.add("switch", "sw2");
+  g.link(g0, g1);
+  g.link(g1, g2);
+  g.link(g0, sw);
+  g.link(sw, cpu);
+  g.link(cpu, sw2);
+  g.link(sw2, g2);
+  auto through_gpu = shortest_path(g.t, g0, g2);
+  REQUIRE(through_gpu);
+  CHECK(visited(g.t, g0, *through_gpu) == std::vector<int>{g0, g1, g2});
+  auto avoiding = shortest_path(g.t, g0, g2, "gpu");
+  REQUIRE(avoiding);
+  CHECK(visited(g.t, g0, *avoiding) == std::vector<int>{g0, sw, cpu, sw2, g2});
+  // The ends may be of that kind; a direct link is still taken.
+  auto direct = shortest_path(g.t, g0, g1, "gpu");
+  REQUIRE(direct);
+  CHECK(direct->size() == 1);
+  // Without the detour there is no route that avoids g[1].
+  Graph h;
+  int a = h.add("gpu", "a"), b = h.add("gpu", "b"), c = h.add("gpu", "c");
+  h.link(a, b);
+  h.link(b, c);
+  CHECK_FALSE(shortest_path(h.t, a, c, "gpu"));
+  CHECK(shortest_path(h.t, a, c));
+}
