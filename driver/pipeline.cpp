@@ -2,6 +2,7 @@
 #include "driver/pipeline.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
@@ -168,12 +169,60 @@ bool Session::constant_value(const std::string& label, const std::string& what, 
   return true;
 }
 
+static bool is_identifier(const std::string& text) {
+  if (text.empty() || !(std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_')) return false;
+  return std::all_of(text.begin(), text.end(),
+                     [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+bool Session::word_or_number(const std::string& label, const ParamDecl& param, const std::string& text,
+                             double& index) {
+  if (!param.is_word()) {
+    if (!is_identifier(text)) return true;  // a number: constant_value parses it
+    diags_.error(DiagKind::WordParamMisuse, {},
+                 fmt::format("{}={}: `{}` is a number of dimension `{}`, not a word; give a constant such as `{}`",
+                             label, text, param.name, dim_name(param.type.dim),
+                             format_quantity(1, param.type.dim)));
+    return false;
+  }
+  auto it = std::find(param.words.begin(), param.words.end(), text);
+  if (it == param.words.end()) {
+    std::string all;
+    for (const auto& w : param.words) all += (all.empty() ? "" : ", ") + w;
+    diags_.error(is_identifier(text) ? DiagKind::InvalidSetValue : DiagKind::WordParamMisuse, {},
+                 fmt::format("{}={}: `{}` is a word parameter; its value is one of {}{}", label, text, param.name, all,
+                             did_you_mean(text, param.words)));
+    return false;
+  }
+  index = double(it - param.words.begin());
+  return true;
+}
+
+// `--strategy` is shorthand for the strategy of every offload; a word parameter that is an offload's strategy and
+// is also set with --set would make the two disagree, so giving both is an error.
+static const ParamDecl* strategy_param_set(const std::vector<std::unique_ptr<Stmt>>& body,
+                                           const ir::ParamBindings& bindings) {
+  for (const auto& s : body) {
+    if (s->kind == StmtKind::Offload && s->strategy_param && bindings.count(s->strategy_param)) return s->strategy_param;
+    if (const ParamDecl* p = strategy_param_set(s->body, bindings)) return p;
+  }
+  return nullptr;
+}
+
 bool Session::bind_settings(const std::vector<Setting>& settings, const std::vector<const Decl*>& owners,
                             ir::ParamBindings& bindings) {
   bool ok = true;
   for (const auto& setting : settings) {
     const ParamDecl* param = find_setting_param("--set", setting.name, owners);
     double value = 0;
+    if (param && !word_or_number("--set " + setting.name, *param, setting.value, value)) {
+      ok = false;
+      continue;
+    }
+    if (param && param->is_word()) {
+      bindings[param] = value;
+      continue;
+    }
     if (!param || !constant_value("--set " + setting.name, "`" + param->name + "`", param->type.dim, setting.value,
                                   value)) {
       ok = false;
@@ -215,15 +264,30 @@ std::unique_ptr<Compiled> Session::compile_checked(const std::string& machine_fi
   if (!split_keyword_settings(settings, values, keywords)) return nullptr;
   ir::ParamBindings bindings;
   if (!bind_settings(values, {machine, app}, bindings)) return nullptr;
-  // Step 5: lower to IR. Parameters first, checked at once (a value out of its range must not shape the
-  // topology); array sizes in the topology are evaluated with the bound values.
+  if (!options_.strategy.empty())
+    if (const ParamDecl* p = strategy_param_set(static_cast<const AppDecl*>(app)->body, bindings)) {
+      diags_.error(DiagKind::UsageError, {},
+                   fmt::format("--strategy {} and --set {}=... both choose the strategy of offloads; give one of them",
+                               options_.strategy, p->name));
+      return nullptr;
+    }
+  return lower_checked(machine, app, std::move(bindings), std::move(keywords));
+}
+
+// Step 5: lower to IR. Parameters first, checked at once (a value out of its range must not shape the
+// topology); array sizes in the topology are evaluated with the bound values.
+std::unique_ptr<Compiled> Session::lower_checked(const Decl* machine, const Decl* app, ir::ParamBindings bindings,
+                                                 ir::KeywordSettings keywords) {
   auto compiled = std::make_unique<Compiled>();
-  ir::Lowerer lowerer(sema_.program(), sources_, diags_, compiled->module, bindings);
-  lowerer.set_keyword_settings(keywords);
+  compiled->bindings = std::move(bindings);
+  compiled->keywords = std::move(keywords);
+  const ir::ParamBindings& bound = compiled->bindings;
+  ir::Lowerer lowerer(sema_.program(), sources_, diags_, compiled->module, bound);
+  lowerer.set_keyword_settings(compiled->keywords);
   lowerer.set_strategy_override(options_.strategy);
   lowerer.lower_params({machine, app});
   compiled->bound.resize(compiled->module.params.size());
-  for (const auto& [decl, value] : bindings) compiled->bound[size_t(lowerer.slot_of(decl))] = value;
+  for (const auto& [decl, value] : bound) compiled->bound[size_t(lowerer.slot_of(decl))] = value;
   compiled->owners = {machine, app};
   for (const auto* p : sema_.program().params)
     if (int slot = lowerer.slot_of(p); slot >= 0) compiled->slots[p] = slot;
@@ -238,6 +302,28 @@ std::unique_ptr<Compiled> Session::compile_checked(const std::string& machine_fi
   if (!problems.empty()) throw std::logic_error("invalid IR: " + problems[0]);
   compiled->bound.resize(compiled->module.params.size());
   return compiled;
+}
+
+const ParamDecl* Session::param_of_slot(const Compiled& compiled, int32_t slot) {
+  for (const auto& [decl, s] : compiled.slots)
+    if (s == slot) return decl;
+  return nullptr;
+}
+
+std::unique_ptr<Compiled> Session::compile_variant(const Compiled& base,
+                                                   const std::vector<std::pair<int32_t, double>>& values) {
+  ir::ParamBindings bindings = base.bindings;
+  for (const auto& [slot, value] : values) {
+    const ParamDecl* decl = param_of_slot(base, slot);
+    if (!decl) throw std::logic_error("compile_variant: a slot without a parameter");
+    bindings[decl] = value;
+  }
+  try {
+    return lower_checked(base.owners.at(0), base.owners.at(1), std::move(bindings), base.keywords);
+  } catch (const ir::ModelTooLarge& e) {
+    diags_.error(DiagKind::ModelTooLarge, {}, e.what());
+    return nullptr;
+  }
 }
 
 // Step 7: evaluate with the reference interpreter.

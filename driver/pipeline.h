@@ -32,6 +32,8 @@ struct Compiled {
   backend::SlotValues bound;
   std::vector<const frontend::Decl*> owners;              // the machine and the app
   std::map<const frontend::ParamDecl*, int32_t> slots;    // the slot of each lowered parameter
+  ir::ParamBindings bindings;                             // the --set values it was lowered with
+  ir::KeywordSettings keywords;                           // the word-valued --set settings
 };
 
 class Session {
@@ -47,6 +49,11 @@ class Session {
   // `gpmc eval` and `gpmc dump-ir`: compiles MACHINE and APP with --set values.
   std::unique_ptr<Compiled> compile(const std::string& machine_file, const std::string& app_file,
                                     const std::vector<Setting>& settings);
+  // `gpmc sweep` over a shape parameter: `base` lowered again with the given parameter slots bound to other
+  // values (the other --set values kept); null, with diagnostics, when that lowering fails.
+  std::unique_ptr<Compiled> compile_variant(const Compiled& base, const std::vector<std::pair<int32_t, double>>& values);
+  // The parameter declaration of a slot of a compiled model (null when the slot has none).
+  static const frontend::ParamDecl* param_of_slot(const Compiled& compiled, int32_t slot);
   // `gpmc sweep --vary NAME=...`: the slot of the parameter NAME refers to, found as --set finds it (`flag`
   // names the option in messages), or -1 with a diagnostic.
   int32_t find_slot(const Compiled& compiled, const std::string& flag, const std::string& name);
@@ -54,6 +61,10 @@ class Session {
   // `label` ("--vary bytes") prefixes messages and names the text's source; `what` is the quantity.
   bool constant_value(const std::string& label, const std::string& what, frontend::Dim dim, const std::string& text,
                       double& value);
+  // A --set or --vary value for `param`: a word of a word parameter (its index in `index`), or, for a number
+  // parameter, anything but a bare word (left for constant_value); false with a diagnostic otherwise.
+  bool word_or_number(const std::string& label, const frontend::ParamDecl& param, const std::string& text,
+                      double& index);
   // Evaluates a compiled model with the reference interpreter.
   bool evaluate(const Compiled& compiled, backend::Evaluation& out);
 
@@ -61,6 +72,8 @@ class Session {
   std::unique_ptr<Compiled> compile_checked(const std::string& machine_file, const std::string& app_file,
                                             const std::vector<Setting>& settings);
   bool check_checked(const std::vector<std::string>& files);
+  std::unique_ptr<Compiled> lower_checked(const frontend::Decl* machine, const frontend::Decl* app,
+                                          ir::ParamBindings bindings, ir::KeywordSettings keywords);
   bool load_and_check(const std::vector<std::string>& files, std::vector<const frontend::Module*>& roots);
   const frontend::ParamDecl* find_setting_param(const std::string& flag, const std::string& full_name,
                                                 const std::vector<const frontend::Decl*>& owners);

@@ -75,7 +75,12 @@ struct ParamDecl : Decl {
   ParamDecl() : Decl(DeclKind::Param) {}
   ExprPtr value;
   ExprPtr range_lo, range_hi;  // optional `in lo .. hi`
+  // A word parameter (`param direction = h2d in {h2d, d2h}`): its words in declared order. Sema replaces
+  // `value` by the index of the default word; the IR holds the index, a count.
+  std::vector<std::string> words;
+  std::vector<SourceRange> word_ranges;
   Type type;                   // set by sema
+  bool is_word() const { return !words.empty(); }
 };
 
 struct LetDecl : Decl {
@@ -244,6 +249,19 @@ struct FlowItem {
   SourceRange range;
 };
 
+// A cross-stream dependency of an offload: `kernel after h2d(next), h2d(first)`: in every stream, `op` waits
+// for each target operation of the stream that `which` names (first, previous, next, last or all).
+struct OffloadWaitTarget {
+  std::string op, which;
+  SourceRange op_range, which_range;
+};
+struct OffloadWait {
+  std::string op;
+  SourceRange op_range;
+  std::vector<OffloadWaitTarget> targets;
+  SourceRange range;
+};
+
 enum class StmtKind { Run, Copy, Seq, Par, Iterate, Phase, Overhead, Flows, Mpi, Offload };
 
 struct Stmt {
@@ -263,6 +281,12 @@ struct Stmt {
   SourceRange peer_word_range;
   std::vector<Attr> attrs;  // Copy: `{ streams = N }`; Offload and Mpi: their attributes
   std::string strategy;     // Offload: explicit | implicit | streams | hybrid (set by sema)
+  std::vector<OffloadWait> waits;  // Offload: cross-stream dependencies
+  // Set by sema where a word parameter stands for the word: a copy's direction and host memory kind, an
+  // offload's strategy; the lowering takes the parameter's value.
+  const ParamDecl* direction_param = nullptr;
+  const ParamDecl* host_kind_param = nullptr;
+  const ParamDecl* strategy_param = nullptr;
   std::vector<std::unique_ptr<Stmt>> body;
   std::vector<FlowItem> flows;  // Flows
   bool unordered = false;       // Flows: each source's flows may go in any order (gpmc search)

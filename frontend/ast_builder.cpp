@@ -312,6 +312,11 @@ struct AstBuilder::Impl {
         p->range_lo = expr(item->expr(1));
         p->range_hi = expr(item->expr(2));
       }
+      if (auto* set = item->wordSet())
+        for (auto* word : set->IDENT()) {
+          p->words.push_back(word->getText());
+          p->word_ranges.push_back(range(word));
+        }
       out.push_back(std::move(p));
     }
   }
@@ -504,7 +509,16 @@ struct AstBuilder::Impl {
       s->name = of->IDENT()->getText();
       s->name_range = range(of->IDENT());
       if (of->compRef()) s->on = comp_ref(of->compRef());
-      s->attrs = attrs(of->attrBlock());
+      for (auto* a : of->offloadBlock()->attr()) s->attrs.push_back(attr(a));
+      for (auto* w : of->offloadBlock()->offloadWait()) {
+        OffloadWait wait;
+        wait.op = w->op->getText();
+        wait.op_range = range(w->op);
+        wait.range = range(w);
+        for (auto* t : w->offloadWaitTarget())
+          wait.targets.push_back({t->op->getText(), t->which->getText(), range(t->op), range(t->which)});
+        s->waits.push_back(std::move(wait));
+      }
     } else {
       auto* o = dynamic_cast<P::OverheadStmtContext*>(ctx);
       s->kind = StmtKind::Overhead;

@@ -2,6 +2,7 @@
 #include "frontend/ast_printer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace gpm::frontend {
 
@@ -65,6 +66,7 @@ struct Printer {
   }
   void param(int depth, const ParamDecl& p) {
     std::string range = p.range_lo ? fmt::format(" in {} .. {}", print_expr(*p.range_lo), print_expr(*p.range_hi)) : "";
+    if (p.is_word()) range = fmt::format(" in {{{}}}", fmt::join(p.words, ", "));
     line(depth, fmt::format("param {} = {}{}", p.name, print_expr(*p.value), range), p.name_range);
   }
   void let(int depth, const LetDecl& l) { line(depth, fmt::format("let {} = {}", l.name, print_expr(*l.value)), l.name_range); }
@@ -132,7 +134,14 @@ struct Printer {
         line(depth, "mpi " + s.name, s.range);
         attrs(depth + 1, s.attrs);
         break;
-      case StmtKind::Offload: line(depth, "offload " + s.name + on, s.range); break;
+      case StmtKind::Offload:
+        line(depth, "offload " + s.name + on, s.range);
+        for (const auto& w : s.waits) {
+          std::string targets;
+          for (const auto& t : w.targets) targets += (targets.empty() ? "" : ", ") + t.op + "(" + t.which + ")";
+          line(depth + 1, fmt::format("wait {} after {}", w.op, targets), w.range);
+        }
+        break;
     }
     if (!s.attrs.empty() && s.kind != StmtKind::Mpi) attrs(depth + 1, s.attrs);  // Mpi prints its own
     for (const auto& child : s.body) stmt(depth + 1, *child);

@@ -117,7 +117,9 @@ Type Sema::type_of(const Decl& decl) {
   current_ = &decl;
   Scope scope{nullptr, program_.owner_of(&decl)};
   Type t;
-  if (decl.kind == DeclKind::Param) {
+  if (decl.kind == DeclKind::Param && static_cast<const ParamDecl&>(decl).is_word()) {
+    t = check_word_param(const_cast<ParamDecl&>(static_cast<const ParamDecl&>(decl)));
+  } else if (decl.kind == DeclKind::Param) {
     auto& p = const_cast<ParamDecl&>(static_cast<const ParamDecl&>(decl));
     t = check_expr(*p.value, scope);
     if (t.is_bool()) {
@@ -438,18 +440,33 @@ void Sema::check_stmt(const AppDecl& app, Stmt& s) {
       break;
     }
     case StmtKind::Copy: {
-      if (s.direction != "h2d" && s.direction != "d2h" && s.direction != "d2d" && s.direction != "p2p") {
-        diags_.error(DiagKind::InvalidKeyword, s.direction_range,
-                     fmt::format("unknown copy direction `{}` (h2d, d2h, d2d or p2p)", s.direction));
-        break;
-      }
       if (s.peer_from || s.direction == "p2p") {
         check_peer_copy(app, s, scope);
         break;
       }
+      // The direction and the host memory kind are words, or word parameters standing for them.
+      auto directions = resolve_word(s.direction, s.direction_range, {"h2d", "d2h", "d2d", "p2p"}, "copy direction",
+                                     scope, s.direction_param);
+      if (directions.empty()) break;
+      bool d2d = directions[0] == "d2d";
+      if (std::count(directions.begin(), directions.end(), "p2p") != 0) {
+        diags_.error(DiagKind::InvalidKeyword, s.direction_range,
+                     fmt::format("word parameter `{}` can be `p2p`, but a p2p copy is written `copy p2p SIZE from GPU "
+                                 "to GPU` and takes no word parameter",
+                                 s.direction));
+        break;
+      }
+      if (std::count(directions.begin(), directions.end(), "d2d") != 0 && directions.size() > 1) {
+        diags_.error(DiagKind::InvalidKeyword, s.direction_range,
+                     fmt::format("word parameter `{}` mixes d2d with host-device directions; a d2d copy takes no host "
+                                 "memory kind, so give it a copy of its own",
+                                 s.direction));
+        break;
+      }
+      std::string direction = s.direction_param ? s.direction_param->name : s.direction;
       if (s.on) check_comp_ref(*s.on, scope);
       check_attrs(s.attrs, "copy", scope);
-      if (!s.attrs.empty() && s.direction == "d2d")
+      if (!s.attrs.empty() && d2d)
         diags_.error(DiagKind::InvalidKeyword, s.attrs[0].name_range,
                      "`streams` applies to host-device copies (LogGP), not to d2d");
       // `copy h2d buf` takes its size and host memory kind from the data declaration.
@@ -462,20 +479,23 @@ void Sema::check_stmt(const AppDecl& app, Stmt& s) {
           diags_.error(DiagKind::InvalidKeyword, s.host_kind_range,
                        fmt::format("`{}` is declared `{} {}`; drop `{}` here", s.expr->name, s.buffer->placement,
                                    s.buffer->host_kind, s.host_kind));
-        else if (s.direction != "d2d" && s.buffer->placement != "host")
+        else if (!d2d && s.buffer->placement != "host")
           diags_.error(DiagKind::InvalidKeyword, s.expr->range,
-                       fmt::format("`{}` lives on the device; copy {} needs host data", s.expr->name, s.direction));
-        else if (s.direction == "d2d" && s.buffer->placement != "device")
+                       fmt::format("`{}` lives on the device; copy {} needs host data", s.expr->name, direction));
+        else if (d2d && s.buffer->placement != "device")
           diags_.error(DiagKind::InvalidKeyword, s.expr->range,
                        fmt::format("`{}` lives on the host; copy d2d needs device data", s.expr->name));
         break;
       }
       expect_dim(*s.expr, Dim::byte(), "the size of a copy", scope);
-      if (s.direction == "d2d" && !s.host_kind.empty())
+      if (d2d && !s.host_kind.empty())
         diags_.error(DiagKind::InvalidKeyword, s.host_kind_range, "a d2d copy takes no `pinned` or `pageable`");
-      else if (s.direction != "d2d" && s.host_kind != "pinned" && s.host_kind != "pageable")
-        diags_.error(DiagKind::InvalidKeyword, s.host_kind.empty() ? s.expr->range : s.host_kind_range,
-                     fmt::format("copy {} must say `pinned` or `pageable` after its size", s.direction));
+      else if (!d2d && s.host_kind.empty())
+        diags_.error(DiagKind::InvalidKeyword, s.expr->range,
+                     fmt::format("copy {} must say `pinned` or `pageable` after its size", direction));
+      else if (!d2d)
+        resolve_word(s.host_kind, s.host_kind_range, {"pinned", "pageable"}, "host memory kind", scope,
+                     s.host_kind_param);
       break;
     }
     case StmtKind::Iterate: expect_dim(*s.expr, Dim::count(), "an iteration count", scope); break;

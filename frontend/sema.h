@@ -55,6 +55,13 @@ class Sema {
   void declare(const Decl& decl, const Decl* owner);
   const Decl* lookup(const std::string& name, const Scope& scope) const;
   Type type_of(const Decl& decl);
+  // Word parameters (sema_words.cpp): the declaration, and a word position (copy direction, host memory kind,
+  // offload strategy) that may name one. `resolve_word` returns the words the position can take: the written
+  // word, or every word of the parameter it names (then set in `param`); empty after an error.
+  Type check_word_param(ParamDecl& p);
+  std::vector<std::string> resolve_word(const std::string& written, SourceRange where,
+                                        const std::vector<std::string>& allowed, const std::string& what,
+                                        const Scope& scope, const ParamDecl*& param);
   void check_fn(const FnDecl& fn);
   void check_recursion();
   void check_type_decl(const TypeDecl& type);
@@ -63,6 +70,7 @@ class Sema {
   void check_comp_ref(const CompRef& ref, const Scope& scope);
   void check_app(const AppDecl& app);
   void check_offload(Stmt& s, const Scope& scope);  // sema_offload.cpp
+  void check_offload_waits(const Stmt& s);
   void check_stmt(const AppDecl& app, Stmt& stmt);
   void check_peer_copy(const AppDecl& app, Stmt& stmt, const Scope& scope);
   // Congestion (sema_congestion.cpp): a machine's arbitration declarations and an app's `flows` blocks.

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "frontend/sema.h"
 #include "frontend/suggest.h"
@@ -87,6 +88,14 @@ Type Sema::check_name(Expr& e, const Scope& scope) {
       hint = did_you_mean(e.name, visible);
     }
     diags_.error(DiagKind::UnknownIdentifier, e.range, fmt::format("unknown name `{}`{}", e.name, hint));
+    return Type::error();
+  }
+  if (d->kind == DeclKind::Param && static_cast<const ParamDecl*>(d)->is_word()) {
+    const auto* p = static_cast<const ParamDecl*>(d);
+    diags_.error(DiagKind::WordParamMisuse, e.range,
+                 fmt::format("`{}` is a word parameter (one of {{{}}}), not a number; it stands where the language "
+                             "takes a word: a copy's direction or host memory, an offload's strategy",
+                             e.name, fmt::join(p->words, ", ")));
     return Type::error();
   }
   if (d->kind == DeclKind::Param || d->kind == DeclKind::Let) {

@@ -2,11 +2,50 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "frontend/sema.h"
 #include "frontend/suggest.h"
 
 namespace gpm::frontend {
+
+namespace {
+
+// Operations are issued breadth first (every stream's h2d copy, then the kernels, then the d2h copies), and an
+// operation can only wait for one issued before it: this is each kind's place in that order.
+int issue_rank(const std::string& op) { return op == "h2d" ? 0 : op == "kernel" ? 1 : 2; }
+
+}  // namespace
+
+// `kernel after h2d(next), h2d(first)`: the words, and that every wait is on an operation issued earlier.
+void Sema::check_offload_waits(const Stmt& s) {
+  static const std::vector<std::string> kOps = {"h2d", "kernel", "d2h"};
+  static const std::vector<std::string> kWhich = {"first", "previous", "next", "last", "all"};
+  auto known = [&](const std::string& word, SourceRange where, const std::vector<std::string>& words, const char* what) {
+    if (std::find(words.begin(), words.end(), word) != words.end()) return true;
+    diags_.error(DiagKind::InvalidKeyword, where,
+                 fmt::format("unknown {} `{}` ({}){}", what, word, fmt::join(words, ", "), did_you_mean(word, words)));
+    return false;
+  };
+  for (const auto& wait : s.waits) {
+    if (!known(wait.op, wait.op_range, kOps, "offload operation")) continue;
+    for (const auto& t : wait.targets) {
+      if (!known(t.op, t.op_range, kOps, "offload operation") || !known(t.which, t.which_range, kWhich, "stream"))
+        continue;
+      int waiter = issue_rank(wait.op), target = issue_rank(t.op);
+      if (target > waiter)
+        diags_.error(DiagKind::InvalidDependency, t.op_range,
+                     fmt::format("{} cannot wait for {}: an offload issues every stream's h2d copy, then the "
+                                 "kernels, then the d2h copies, and an operation waits only for those issued before it",
+                                 wait.op, t.op));
+      else if (target == waiter && t.which != "first" && t.which != "previous")
+        diags_.error(DiagKind::InvalidDependency, t.which_range,
+                     fmt::format("{} cannot wait for {}({}): operations of one kind are issued in stream order, so "
+                                 "each can wait only for the first or the previous stream's",
+                                 wait.op, t.op, t.which));
+    }
+  }
+}
 
 void Sema::check_offload(Stmt& s, const Scope& scope) {
   if (s.on) check_comp_ref(*s.on, scope);
@@ -37,13 +76,13 @@ void Sema::check_offload(Stmt& s, const Scope& scope) {
   } else if (strategy->value->kind != ExprKind::Name || strategy->value->parenthesized) {
     diags_.error(DiagKind::InvalidKeyword, strategy->value->range,
                  "`strategy` is one of the words explicit, implicit, streams or hybrid");
-  } else if (std::find(kStrategies.begin(), kStrategies.end(), strategy->value->name) == kStrategies.end()) {
-    diags_.error(DiagKind::InvalidKeyword, strategy->value->range,
-                 fmt::format("unknown strategy `{}`{} (explicit, implicit, streams or hybrid)", strategy->value->name,
-                             did_you_mean(strategy->value->name, kStrategies)));
   } else {
-    s.strategy = strategy->value->name;
+    // A strategy word, or a word parameter whose words are all strategies.
+    auto words = resolve_word(strategy->value->name, strategy->value->range, kStrategies, "offload strategy", scope,
+                              s.strategy_param);
+    if (!words.empty()) s.strategy = words[0];
   }
+  check_offload_waits(s);
   bool has_time = false, has_flops = false, has_bytes = false, has_in = false, has_out = false;
   for (const auto& a : s.attrs) {
     has_time = has_time || a.name == "time";

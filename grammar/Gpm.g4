@@ -19,7 +19,10 @@ topDecl
 importDecl : 'import' STRING ';'? ;
 
 paramDecl : 'param' paramItem (',' paramItem)* ';'? ;
-paramItem : IDENT '=' expr ('in' expr '..' expr)? ;
+// A number in a range (`param n = 4096 in 1 .. 65536`), or a word from a declared set
+// (`param direction = h2d in {h2d, d2h}`): a word parameter, usable where the language takes such a word.
+paramItem : IDENT '=' expr ('in' (expr '..' expr | wordSet))? ;
+wordSet : '{' IDENT (',' IDENT)* '}' ;
 
 letDecl : 'let' IDENT '=' expr ';'? ;
 
@@ -105,8 +108,13 @@ stmt
   | 'overhead' expr ';'?                                     # overheadStmt
   | 'flows' unordered='unordered'? '{' flowItem* '}'          # flowsStmt
   | 'mpi' op=IDENT attrBlock? ';'?                           # mpiStmt
-  | 'offload' IDENT ('on' compRef)? attrBlock                # offloadStmt
+  | 'offload' IDENT ('on' compRef)? offloadBlock             # offloadStmt
   ;
+// An offload's attributes and its cross-stream dependencies: `kernel after h2d(next), h2d(first)` makes the
+// kernel of each stream wait for the h2d copy of the next stream and of the first one.
+offloadBlock : '{' (attr | offloadWait)* '}' ;
+offloadWait : op=(IDENT | 'kernel') 'after' offloadWaitTarget (',' offloadWaitTarget)* ';'? ;
+offloadWaitTarget : op=(IDENT | 'kernel') '(' which=IDENT ')' ;
 // One flow of a dynamic congestion graph: `a: g[0] -> g[2] 300 MB`, optionally `at TIME` or `after LABEL`.
 flowItem : (label=IDENT ':')? src=compRef '->' dst=compRef expr ('at' start=expr | 'after' after=IDENT)? ';'? ;
 block : '{' stmt* '}' ;

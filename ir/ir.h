@@ -49,6 +49,7 @@ struct ParamInfo {
   ValueId value = kNoValue;  // the Param instruction
   ValueId range_lo = kNoValue, range_hi = kNoValue;
   SourceRange range;
+  std::vector<std::string> words;  // a word parameter's words; its value is the index of one
 };
 
 enum class CheckKind { Positive, InRange, WholeNumber, NonNegative };

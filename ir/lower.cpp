@@ -44,9 +44,14 @@ double Lowerer::eager_value(ValueId id) {
   return eager_.at(size_t(id));
 }
 
-std::string Lowerer::source_text(SourceRange range) const {
+std::string Lowerer::source_text(SourceRange range, std::vector<std::pair<SourceRange, std::string>> replace) const {
   if (!range.valid()) return {};
   std::string raw = sources_.text(range.file).substr(range.begin, range.end - range.begin);
+  // Replacements (a word parameter shown as its value) from the last to the first, so offsets stay valid.
+  std::sort(replace.begin(), replace.end(), [](const auto& x, const auto& y) { return x.first.begin > y.first.begin; });
+  for (const auto& [where, text] : replace)
+    if (where.valid() && where.file == range.file && where.begin >= range.begin && where.end <= range.end)
+      raw.replace(where.begin - range.begin, where.end - where.begin, text);
   std::string out;
   bool space = false;
   for (size_t i = 0; i < raw.size(); ++i) {  // drop comments and collapse whitespace: names are one line
@@ -79,10 +84,11 @@ ValueId Lowerer::lower_decl_value(const Decl& decl) {
     ValueId def = lower_expr(*p.value);
     int32_t slot = int32_t(m_.params.size());
     const Decl* owner = program_.owner_of(&p);
-    m_.params.push_back({p.name, owner ? owner->name : "", b_.at(def).dim, kNoValue, kNoValue, kNoValue, p.name_range});
+    m_.params.push_back({p.name, owner ? owner->name : "", b_.at(def).dim, kNoValue, kNoValue, kNoValue, p.name_range, {}});
     slot_decls_.push_back(&p);
     v = b_.param(slot, def, p.name_range);
     m_.params[size_t(slot)].value = v;
+    m_.params[size_t(slot)].words = p.words;
     if (p.range_lo) {
       ValueId lo = lower_expr(*p.range_lo), hi = lower_expr(*p.range_hi);
       m_.params[size_t(slot)].range_lo = lo;
@@ -115,6 +121,14 @@ int Lowerer::slot_of(const ParamDecl* decl) const {
 }
 
 ValueId Lowerer::lower_global(const Expr& expr) { return lower_expr(expr); }
+
+std::string Lowerer::word_of(const ParamDecl* param, const std::string& written) {
+  if (!param) return written;
+  double index = eager_value(lower_decl_value(*param));
+  if (!(index >= 0 && index < double(param->words.size()) && index == double(size_t(index))))
+    throw std::logic_error(fmt::format("word parameter `{}` holds {}, not the index of one of its words", param->name, index));
+  return param->words[size_t(index)];
+}
 
 ValueId Lowerer::lower_expr(const Expr& e) {
   switch (e.kind) {

@@ -13,6 +13,10 @@
 #include "ir/ir.h"
 #include "ir/topology.h"
 
+namespace gpm::engines {
+struct OverlapOp;
+}
+
 namespace gpm::ir {
 
 using frontend::DiagnosticEngine;
@@ -58,7 +62,10 @@ class Lowerer {
   ValueId lower_decl_value(const frontend::Decl& decl);
   ValueId call_stdlib(const std::string& fn_name, const std::vector<ValueId>& args, SourceRange site);
   ValueId inline_call(const frontend::FnDecl& fn, const std::vector<ValueId>& args);
-  std::string source_text(SourceRange range) const;
+  std::string source_text(SourceRange range, std::vector<std::pair<SourceRange, std::string>> replace = {}) const;
+  // The word a word position holds: `written`, or the value of the word parameter standing there (which then
+  // shapes the module: Module::shape_slots).
+  std::string word_of(const frontend::ParamDecl* param, const std::string& written);
 
   // Machine helpers (lower_machine.cpp).
   void add_components(const std::vector<frontend::NodeItem>& items, const std::string& prefix);
@@ -93,8 +100,9 @@ class Lowerer {
   std::string route_name(int from, const std::vector<Hop>& path) const;
   Task lower_flows(const frontend::Stmt& stmt);  // lower_congestion.cpp
   Task lower_offload(const frontend::Stmt& stmt);  // lower_offload.cpp
-  Task lower_stream_copy(const frontend::Stmt& stmt, Task task, const std::string& host_kind, ValueId lo,
-                         ValueId bytes, ValueId bw, ValueId gap);
+  void add_offload_waits(const frontend::Stmt& stmt, int streams, std::vector<engines::OverlapOp>& ops);
+  Task lower_stream_copy(const frontend::Stmt& stmt, Task task, ValueId host_bw, ValueId lo, ValueId bytes, ValueId bw,
+                         ValueId gap);
   int gpu_for(const std::optional<frontend::CompRef>& on, SourceRange site);
   ValueId gpu_attr(int gpu, const std::string& attr, SourceRange site, const std::string& why);
   // The GPU attribute of a kernel's `precision` (peak_fp64 by default); empty, with an error, for another precision.

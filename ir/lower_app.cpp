@@ -1,4 +1,6 @@
 // lower_app.cpp: lowers an app's statements to the task tree, each operation with its model's time.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "ir/lower.h"
@@ -146,11 +148,21 @@ std::string Lowerer::route_name(int from, const std::vector<Hop>& path) const {
 }
 
 Task Lowerer::lower_copy(const Stmt& s) {
-  Task task = Task::make(TaskKind::Op, source_text(s.range), s.range);
+  // A word parameter standing for the direction or the host memory kind gives its value, shown in the name.
+  std::string direction = word_of(s.direction_param, s.direction);
+  std::string host_kind = word_of(s.host_kind_param, s.host_kind);
+  std::vector<std::pair<SourceRange, std::string>> shown;
+  if (s.direction_param) shown.emplace_back(s.direction_range, direction);
+  if (s.host_kind_param) shown.emplace_back(s.host_kind_range, host_kind);
+  // The name is the statement up to its attribute block (`{ streams = n }` shows as the `streams` term).
+  SourceRange written = s.range;
+  written.end = s.expr->range.end;
+  if (s.host_kind_range.valid()) written.end = std::max(written.end, s.host_kind_range.end);
+  if (s.on) written.end = std::max(written.end, s.on->range.end);
+  if (s.peer_to) written.end = std::max(written.end, s.peer_to->range.end);
+  Task task = Task::make(TaskKind::Op, source_text(written, shown), s.range);
   task.part = "overhead";  // E2E section 3.4: the measured overhead includes the CPU-GPU copies
-  if (!task.name.empty() && task.name.back() == ';') task.name.pop_back();
   ValueId bytes;
-  std::string host_kind = s.host_kind;
   if (s.buffer) {
     bytes = lower_expr(*s.buffer->size);
     host_kind = s.buffer->host_kind;
@@ -162,7 +174,7 @@ Task Lowerer::lower_copy(const Stmt& s) {
   int gpu = gpu_for(s.on, s.range);
   if (gpu < 0) return task;
   const std::string& gpu_path = m_.topology.components[size_t(gpu)].path;
-  if (s.direction == "d2d") {
+  if (direction == "d2d") {
     // AHEAD section IV-C: device-to-device copies use eq. 10 with the GPU memory bandwidth.
     ValueId lo = gpu_attr(gpu, "d2d_latency", s.range, "a d2d copy (AHEAD: the one-byte copy time)");
     ValueId bw = gpu_attr(gpu, "mem_bw", s.range, "a d2d copy");
@@ -178,7 +190,7 @@ Task Lowerer::lower_copy(const Stmt& s) {
                  fmt::format("no host memory is linked to gpu `{}`; add a `memory` and links to it", gpu_path));
     return task;
   }
-  bool h2d = s.direction == "h2d";
+  bool h2d = direction == "h2d";
   auto path = h2d ? shortest_path(m_.topology, memory, gpu) : shortest_path(m_.topology, gpu, memory);
   const std::string& mem_path = m_.topology.components[size_t(memory)].path;
   if (!path) {
@@ -190,18 +202,19 @@ Task Lowerer::lower_copy(const Stmt& s) {
   auto [lo, bw, gap] = path_cost(*path);
   task.name += " (" + route_name(h2d ? memory : gpu, *path) + ")";
   task.terms = {{"L+O", lo}, {"path bandwidth", bw}};
-  if (!s.attrs.empty()) return lower_stream_copy(s, task, host_kind, lo, bytes, bw, gap);
-  if (host_kind == "pinned") {
-    task.model = "AHEAD eq. 10, pinned";
-    task.value = call_stdlib("ahead_pinned_copy_time", {lo, bytes, bw}, s.range);
-    return task;
-  }
   const Component& mem = m_.topology.components[size_t(memory)];
   auto mem_bw = mem.attrs.find("bw");
-  if (mem_bw == mem.attrs.end()) {
+  if (host_kind == "pageable" && mem_bw == mem.attrs.end()) {
     diags_.error(DiagKind::MissingAttribute, s.range,
                  fmt::format("a pageable copy needs the bandwidth `bw` of host memory `{}`", mem.path));
     diags_.note(mem.range, "the memory is declared here");
+    return task;
+  }
+  ValueId host_bw = host_kind == "pageable" ? mem_bw->second : kNoValue;
+  if (!s.attrs.empty()) return lower_stream_copy(s, task, host_bw, lo, bytes, bw, gap);
+  if (host_kind == "pinned") {
+    task.model = "AHEAD eq. 10, pinned";
+    task.value = call_stdlib("ahead_pinned_copy_time", {lo, bytes, bw}, s.range);
     return task;
   }
   task.model = "AHEAD eq. 9, pageable";
@@ -210,17 +223,24 @@ Task Lowerer::lower_copy(const Stmt& s) {
   return task;
 }
 
-// A pinned copy split over n streams (`{ streams = n }`): van Werkhoven et al. section V, LogGP with the
-// path's L+O, G = 1 / path bandwidth and the largest gap g of the path's links: T = L+o + kG + g (n - 1).
-Task Lowerer::lower_stream_copy(const Stmt& s, Task task, const std::string& host_kind, ValueId lo, ValueId bytes,
-                                ValueId bw, ValueId gap) {
+// A copy split over n streams (`{ streams = n }`). Pinned: van Werkhoven et al. section V, LogGP with the path's
+// L+O, G = 1 / path bandwidth and the largest gap g of the path's links: T = L+o + kG + g (n - 1). Pageable
+// (`host_bw` given): an asynchronous copy from pageable memory is staged through a pinned buffer and returns
+// only when done (the paper's section V considers pinned memory alone for this reason), so the n per-stream
+// copies of k / n bytes run one after another, each AHEAD eq. 9: T = n (L+O) + 2k / host_bw + k / bw.
+Task Lowerer::lower_stream_copy(const Stmt& s, Task task, ValueId host_bw, ValueId lo, ValueId bytes, ValueId bw,
+                                ValueId gap) {
   const Attr& streams = s.attrs[0];
-  if (host_kind != "pinned") {
-    diags_.error(DiagKind::InvalidKeyword, streams.name_range,
-                 "copies over streams are asynchronous and need pinned host memory, not pageable");
+  ValueId n = lower_expr(*streams.value);
+  if (host_bw != kNoValue) {
+    m_.checks.push_back({CheckKind::WholeNumber, n, kNoValue, kNoValue, streams.value->range, "a stream count"});
+    add_check(CheckKind::Positive, n, streams.value->range, "a stream count");
+    task.model = "AHEAD eq. 9 per stream, pageable (synchronous, one stream after another)";
+    task.value = call_stdlib("pageable_stream_copy_time", {lo, bytes, host_bw, bw, n}, s.range);
+    task.terms.push_back({"host memory bandwidth", host_bw});
+    task.terms.push_back({"streams", n});
     return task;
   }
-  ValueId n = lower_expr(*streams.value);
   if (gap == kNoValue && eager_value(n) == 1) {  // one stream: no gap is paid, AHEAD eq. 10 alone
     task.model = "AHEAD eq. 10, pinned";
     task.value = call_stdlib("ahead_pinned_copy_time", {lo, bytes, bw}, s.range);
@@ -234,7 +254,7 @@ Task Lowerer::lower_stream_copy(const Stmt& s, Task task, const std::string& hos
   }
   m_.checks.push_back({CheckKind::WholeNumber, n, kNoValue, kNoValue, streams.value->range, "a stream count"});
   add_check(CheckKind::Positive, n, streams.value->range, "a stream count");
-  task.model = "LogGP streams (van Werkhoven et al. section V)";
+  task.model = "LogGP streams (van Werkhoven et al. section V; AHEAD eq. 10 at one stream)";
   task.value = call_stdlib("loggp_copy_time", {lo, bytes, bw, gap, n}, s.range);
   task.terms.push_back({"gap g", gap});
   task.terms.push_back({"streams", n});

@@ -1,5 +1,6 @@
 // lower_offload.cpp: lowers `offload` statements (van Werkhoven et al. section VII's four strategies) to an
 // overlap-engine task: the operations of each stream, the host link's LogGP parameters and the kernel's time.
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -23,11 +24,43 @@ struct PathParams {
   std::string route;
 };
 
+// The place of an operation kind in the breadth-first issue order.
+int issue_rank(const std::string& op) { return op == "h2d" ? 0 : op == "kernel" ? 1 : 2; }
+
+// The streams `which` names from stream i of n: first, previous, next, last or all.
+std::vector<int> streams_named(const std::string& which, int i, int n) {
+  if (which == "first") return {0};
+  if (which == "previous") return i > 0 ? std::vector<int>{i - 1} : std::vector<int>{};
+  if (which == "next") return i + 1 < n ? std::vector<int>{i + 1} : std::vector<int>{};
+  if (which == "last") return {n - 1};
+  std::vector<int> all(size_t(n), 0);
+  for (int k = 0; k < n; ++k) all[size_t(k)] = k;
+  return all;
+}
+
 }  // namespace
 
+// Cross-stream dependencies (`kernel after h2d(next)`): the CUDA events of van Werkhoven et al. section VII,
+// which make the kernel of level k wait for the copies of levels 1, k - 1 and k (buoydiff), or a stencil's
+// kernel for its neighbour level's input. Operations are laid out as issued: h2d of streams 0..n-1, then the
+// kernels, then the d2h copies; a wait on the operation's own stream, or on itself, adds nothing and is dropped.
+void Lowerer::add_offload_waits(const Stmt& s, int streams, std::vector<OverlapOp>& ops) {
+  for (const auto& wait : s.waits)
+    for (int i = 0; i < streams; ++i) {
+      OverlapOp& op = ops[size_t(issue_rank(wait.op) * streams + i)];
+      for (const auto& target : wait.targets)
+        for (int j : streams_named(target.which, i, streams)) {
+          bool earlier = issue_rank(target.op) < issue_rank(wait.op) ? j != i : j < i;
+          int index = issue_rank(target.op) * streams + j;
+          if (earlier && std::find(op.after.begin(), op.after.end(), index) == op.after.end()) op.after.push_back(index);
+        }
+      std::sort(op.after.begin(), op.after.end());
+    }
+}
 
 Task Lowerer::lower_offload(const Stmt& s) {
-  std::string strategy = strategy_override_.empty() ? s.strategy : strategy_override_;
+  // `--strategy` (and `--compare strategy`) overrides the strategy as written or as a word parameter's value.
+  std::string strategy = strategy_override_.empty() ? word_of(s.strategy_param, s.strategy) : strategy_override_;
   Task task = Task::make(TaskKind::Engine, fmt::format("offload {} ({})", s.name, strategy), s.range);
   std::map<std::string, const Attr*> attrs;
   for (const auto& a : s.attrs) attrs[a.name] = &a;
@@ -168,6 +201,7 @@ Task Lowerer::lower_offload(const Stmt& s) {
       ops.push_back({strategy == "hybrid" ? OverlapOpKind::MappedD2H : OverlapOpKind::D2H, i,
                      fmt::format("{} out", s.name), 7, -1, -1, {}});
   }
+  if (strategy != "implicit") add_offload_waits(s, streams, ops);
   auto engine = std::make_shared<engines::OverlapEngine>(device, engines::OverlapLink{0, 1, 2},
                                                          engines::OverlapLink{3, 4, 5}, engines::OverlapLink{3, 4, 5},
                                                          std::move(ops), inputs.size(), std::move(reported));

@@ -55,6 +55,7 @@ std::string print_module(const Module& m, const std::vector<std::optional<double
     out += fmt::format("  {}{} : {} = %{}", p.owner.empty() ? "" : p.owner + ".", p.name, frontend::dim_name(p.dim),
                        p.value);
     if (p.range_lo != kNoValue) out += fmt::format(" in %{} .. %{}", p.range_lo, p.range_hi);
+    for (size_t w = 0; w < p.words.size(); ++w) out += fmt::format("{}{} = {}", w ? ", " : " words ", w, p.words[w]);
     if (bound && slot < bound->size() && (*bound)[slot])
       out += fmt::format("  (--set {})", frontend::format_quantity(*(*bound)[slot], p.dim));
     out += "\n";

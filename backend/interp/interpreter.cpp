@@ -264,7 +264,10 @@ bool report_and_fold(const Module& m, const SlotValues& bound, const State& s, f
     const ParamInfo& p = m.params[slot];
     reporter.need(p.value, fmt::format("parameter `{}`", p.name));
     bool overridden = slot < bound.size() && bound[slot].has_value();
-    out.params.push_back({p.name, p.owner, {s.values[size_t(p.value)], p.dim}, overridden});
+    double value = s.values[size_t(p.value)];
+    std::string word;
+    if (!p.words.empty() && value >= 0 && value < double(p.words.size())) word = p.words[size_t(value)];
+    out.params.push_back({p.name, p.owner, {value, p.dim}, overridden, word});
   }
   for (const auto& [name, value] : m.lets) reporter.need(value, fmt::format("`{}`", name));
   for (const auto& c : m.checks) reporter.check(c);

@@ -50,6 +50,7 @@ struct ParamValue {
   std::string owner;  // the machine or app declaring it; empty for a global parameter
   Quantity value;
   bool overridden = false;
+  std::string word;  // a word parameter's value (then `value` is its index); empty for a number
 };
 
 struct Evaluation {

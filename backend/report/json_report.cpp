@@ -53,8 +53,8 @@ std::string json_report(const Evaluation& e) {
   for (const auto& p : e.params)
     params.push_back({{"name", p.name},
                       {"owner", p.owner},
-                      {"value", p.value.value},
-                      {"dimension", frontend::dim_name(p.value.dim)},
+                      {"value", p.word.empty() ? Json(p.value.value) : Json(p.word)},
+                      {"dimension", p.word.empty() ? frontend::dim_name(p.value.dim) : std::string("word")},
                       {"overridden", p.overridden}});
   doc["params"] = params;
   return doc.dump(2) + "\n";

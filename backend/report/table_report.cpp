@@ -58,7 +58,7 @@ std::string table_report(const Evaluation& e) {
   std::string params;
   for (const auto& p : e.params)
     params += fmt::format("  {}{} = {}{}\n", p.owner.empty() ? "" : p.owner + ".", p.name,
-                          frontend::format_quantity(p.value.value, p.value.dim),
+                          p.word.empty() ? frontend::format_quantity(p.value.value, p.value.dim) : p.word,
                           p.overridden ? "  (--set)" : "");
   if (!params.empty()) out += "\nparameters:\n" + params;
   return out;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace gpm::engines {
 
@@ -188,6 +189,7 @@ std::string OverlapEngine::describe() const {
       break;
     }
     out += fmt::format("\nstream {}: {} {}", op.stream, kind_name(op.kind), op.label);
+    if (!op.after.empty()) out += fmt::format(" (after operations {})", fmt::join(op.after, ", "));
   }
   return out;
 }
