@@ -279,7 +279,7 @@ struct Stmt {
   std::optional<CompRef> peer_from, peer_to;
   std::string peer_word;        // the first of the two words that is not `from` / `to`, when one is not
   SourceRange peer_word_range;
-  std::vector<Attr> attrs;  // Copy: `{ streams = N }`; Offload and Mpi: their attributes
+  std::vector<Attr> attrs;  // Copy: `{ streams = N }`; Run: `{ mapped_in = ...; mapped_out = ... }`; Offload, Mpi
   std::string strategy;     // Offload: explicit | implicit | streams | hybrid (set by sema)
   std::vector<OffloadWait> waits;  // Offload: cross-stream dependencies
   // Set by sema where a word parameter stands for the word: a copy's direction and host memory kind, an

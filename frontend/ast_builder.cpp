@@ -441,6 +441,7 @@ struct AstBuilder::Impl {
       s->name = r->IDENT()->getText();
       s->name_range = range(r->IDENT());
       if (r->compRef()) s->on = comp_ref(r->compRef());
+      if (r->attrBlock()) s->attrs = attrs(r->attrBlock());
     } else if (auto* pc = dynamic_cast<P::PeerCopyStmtContext*>(ctx)) {
       s->kind = StmtKind::Copy;
       s->direction = pc->direction->getText();

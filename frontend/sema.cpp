@@ -437,6 +437,7 @@ void Sema::check_stmt(const AppDecl& app, Stmt& s) {
         diags_.error(DiagKind::UnknownIdentifier, s.name_range,
                      fmt::format("app `{}` has no kernel `{}`{}", app.name, s.name, did_you_mean(s.name, kernels)));
       if (s.on) check_comp_ref(*s.on, scope);
+      check_attrs(s.attrs, "run", scope);  // device-mapped host memory (mapped_in, mapped_out)
       break;
     }
     case StmtKind::Copy: {

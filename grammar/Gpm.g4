@@ -98,7 +98,7 @@ dataName : IDENT ;
 kernelDecl : 'kernel' IDENT ('on' compRef)? attrBlock ;
 
 stmt
-  : 'run' IDENT ('on' compRef)? ';'?                         # runStmt
+  : 'run' IDENT ('on' compRef)? attrBlock? ';'?              # runStmt
   | 'copy' direction=IDENT expr fromWord=IDENT src=compRef toWord=IDENT dst=compRef ';'?  # peerCopyStmt
   | 'copy' direction=IDENT expr hostKind=IDENT? ('on' compRef)? attrBlock? ';'?  # copyStmt
   | 'seq' block                                              # seqStmt

@@ -66,12 +66,13 @@ Task Lowerer::lower_run(const AppDecl& app, const Stmt& s) {
   std::string peak_name = peak_attr_name(attrs.count("precision") ? attrs["precision"] : nullptr);
   if (peak_name.empty()) return task;
   bool placed = s.on || kernel->on;
-  int gpu = placed || !attrs.count("time") ? gpu_for(s.on ? s.on : kernel->on, s.range) : -1;
+  bool mapped = !s.attrs.empty();  // `run k { mapped_in = ...; mapped_out = ... }`: lower_mapped_run.cpp
+  int gpu = placed || mapped || !attrs.count("time") ? gpu_for(s.on ? s.on : kernel->on, s.range) : -1;
   if (gpu >= 0) task.name += " on " + m_.topology.components[size_t(gpu)].path;
   if (attrs.count("time")) {
     task.model = "explicit time";
     task.value = attr_value("time", "time");
-    return task;
+    return mapped && gpu >= 0 ? lower_mapped_run(s, std::move(task), gpu) : task;
   }
   if (gpu < 0) return task;
   // Roofline: time = max(flops / peak, bytes / memory bandwidth), stdlib/roofline.gpm.
@@ -114,7 +115,7 @@ Task Lowerer::lower_run(const AppDecl& app, const Stmt& s) {
     task.value = task.value == kNoValue ? t : call_stdlib("qroof_time", {task.value, t}, s.range);
     task.model = "quantitative roofline";
   }
-  return task;
+  return mapped && task.value != kNoValue ? lower_mapped_run(s, std::move(task), gpu) : task;
 }
 
 // A path's L+O is the sum of its links' latencies and of the latencies of the switches and root complexes it
