@@ -36,6 +36,9 @@ def seconds(value):
     return repr(float(value))
 
 
+# Sizes are written with their unit (`1000B`): `gpmc validate` reads a cell like a `--set` value.
+
+
 # ---- V100-PCIE-32GB, bandwidthTest shmoo (pinned H2D, D2H; D2D) ----
 V100_ROW = re.compile(r"bandwidthTest-(H2D-Pinned|D2H-Pinned|D2D), Bandwidth = ([0-9.]+) GB/s, "
                       r"Time = [0-9.]+ s, Size = ([0-9]+) bytes")
@@ -75,7 +78,7 @@ def convert_v100():
                              f"conversion: {conversion}; Bandwidth is printed in GB/s (1e9 B/s)",
                              "  rounded to 0.1 GB/s, so the smallest sizes carry up to 12% rounding error;",
                              "  the printed Time column is rounded to 10 us and is not used"],
-              "bytes,measured_s", [(str(s), seconds(t)) for s, t in rows[kind]])
+              "bytes,measured_s", [(f"{s}B", seconds(t)) for s, t in rows[kind]])
     # The same rows in the raw format of tools/calibrate: the recorded-output fixture of its tests.
     comments = [
         "a recorded calibration in the raw format of tools/calibrate (docs/calibration.md), converted from",
@@ -130,7 +133,7 @@ def convert_rtx():
                     "conversion: the test times 5 cudaMemcpyPeerAsync copies of 10,000,000 ints (40,000,000 bytes)",
                     "  and prints 40e6 x 5 / 1e9 / time: measured_s = 40,000,000 / (GB/s x 1e9), per copy"],
           "src,dst,bytes,measured_s",
-          [(str(i), str(j), "40000000", seconds(40e6 / (bw_on[i][j] * 1e9)))
+          [(str(i), str(j), "40000000B", seconds(40e6 / (bw_on[i][j] * 1e9)))
            for i in range(8) for j in range(8) if i != j])
     lat_on, _ = rtx_matrix(lines, "P2P=Enabled Latency (P2P Writes) Matrix (us)", part_b)
     write("validation/rtx4090_8x/p2p_latency.csv",
@@ -139,7 +142,7 @@ def convert_rtx():
                     "conversion: the test times 100 back-to-back cudaMemcpyPeerAsync copies of 4 ints (16 bytes)",
                     "  and prints time / 100 in us: measured_s = us x 1e-6, per 16-byte copy"],
           "src,dst,bytes,measured_s",
-          [(str(i), str(j), "16", seconds(lat_on[i][j] * 1e-6)) for i in range(8) for j in range(8) if i != j])
+          [(str(i), str(j), "16B", seconds(lat_on[i][j] * 1e-6)) for i in range(8) for j in range(8) if i != j])
     bw_off, _ = rtx_matrix(lines, "Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)", 0)
     assert _ < part_a_end
     write("validation/rtx4090_8x/p2p_disabled_unidirectional.csv",
@@ -148,7 +151,7 @@ def convert_rtx():
                     "rows: the 56 off-diagonal cells, src = row, dst = column",
                     "conversion: measured_s = 40,000,000 / (GB/s x 1e9), per copy (as above)"],
           "src,dst,bytes,measured_s",
-          [(str(i), str(j), "40000000", seconds(40e6 / (bw_off[i][j] * 1e9)))
+          [(str(i), str(j), "40000000B", seconds(40e6 / (bw_off[i][j] * 1e9)))
            for i in range(8) for j in range(8) if i != j])
 
 
@@ -163,7 +166,7 @@ def convert_nccl():
         cells = line.split()
         # size count type redop time algbw busbw error (out-of-place), then the in-place four
         if len(cells) == 12 and cells[0].isdigit() and int(cells[0]) > 0:
-            rows.append((cells[0], seconds(float(cells[4]) * 1e-6)))
+            rows.append((cells[0] + "B", seconds(float(cells[4]) * 1e-6)))
     write("validation/a100_nccl/allreduce.csv",
           [f"source: shared/validation/{NCCL}",
            "  (Microsoft SuperBench test fixture tests/data/nccl_allreduce.log, commit 700d6501f110ed17a7016f1b9f2e453926f7b7a1)",
