@@ -173,7 +173,7 @@ void measure_host_copies(RawMeasurements& raw, int dev, const Options& opt) {
   float* sink = reinterpret_cast<float*>(device2);
   int blocks = prop.multiProcessorCount * 4, iterations = 1000;
   Timing trial = time_streams(one, 3, [&] { fma_kernel<float><<<blocks, 256, 0, one[0]>>>(sink, iterations, 1.0f); CHECK(cudaGetLastError()); });
-  iterations = std::max(1, std::min(1 << 30, int(iterations * h2d.median / trial.median)));
+  iterations = int(std::clamp(iterations * h2d.median / trial.median, 1.0, double(1 << 30)));
   Timing kernel = time_streams(one, opt.reps, [&] { fma_kernel<float><<<blocks, 256, 0, one[0]>>>(sink, iterations, 1.0f); CHECK(cudaGetLastError()); });
   Timing copy_kernel = time_streams(two, opt.reps, [&] {
     CHECK(cudaMemcpyAsync(device, pinned, half, cudaMemcpyHostToDevice, two[0]));
