@@ -143,6 +143,20 @@ def convert_rtx():
                     "  and prints time / 100 in us: measured_s = us x 1e-6, per 16-byte copy"],
           "src,dst,bytes,measured_s",
           [(str(i), str(j), "16B", seconds(lat_on[i][j] * 1e-6)) for i in range(8) for j in range(8) if i != j])
+    rows = []
+    for line in lines[part_b:]:
+        cells = line.split()
+        if line.startswith("P2P Connectivity Matrix"):
+            break
+        # size count type redop root time algbw busbw #wrong (out-of-place), then the in-place four
+        if len(cells) == 13 and cells[0].isdigit():
+            rows.append((cells[0] + "B", seconds(float(cells[5]) * 1e-6)))
+    write("validation/rtx4090_8x/allreduce_p2p_on.csv",
+          source[:4] + ["tool: nccl-tests all_reduce_perf -b 8 -e 128M -f 2 -g 8 (one process, eight GPUs, float sum,",
+                        "  warm-up 5, iters 20: the printed time is the mean per all-reduce), run (B), P2P enabled",
+                        "rows: every line of run (B)'s all-reduce table, 8 B to 128 MiB",
+                        "conversion: bytes = size (B, each rank's buffer); measured_s = out-of-place time (us) x 1e-6"],
+          "bytes,measured_s", rows)
     bw_off, _ = rtx_matrix(lines, "Unidirectional P2P=Disabled Bandwidth Matrix (GB/s)", 0)
     assert _ < part_a_end
     write("validation/rtx4090_8x/p2p_disabled_unidirectional.csv",
