@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+# report.py: runs `gpmc validate` on every shipped dataset of validation/ and prints the Markdown tables of
+# docs/validation.md ("Datasheet-only machines against public measurements"): MAPE and WMAPE overall and by
+# AHEAD's size classes, and a few points of each dataset.
+# Usage (from the repository root, after building): python3 validation/report.py [build/gpmc]
+# With a gpmc that has no `validate` command, each point is one `gpmc eval --set ...` and the metrics are
+# computed here with the same definitions.
+import json, subprocess, sys
+
+GPMC = sys.argv[1] if len(sys.argv) > 1 else "build/gpmc"
+
+# (title, machine, app, measured CSV, extra --set arguments)
+DATASETS = [
+    ("V100-PCIe, pinned host to device", "machines/v100_pcie.gpm", "validation/v100_pcie/h2d_pinned.gpm",
+     "validation/v100_pcie/h2d_pinned.csv", []),
+    ("V100-PCIe, pinned device to host", "machines/v100_pcie.gpm", "validation/v100_pcie/d2h_pinned.gpm",
+     "validation/v100_pcie/d2h_pinned.csv", []),
+    ("V100-PCIe, device to device", "machines/v100_pcie.gpm", "validation/v100_pcie/d2d.gpm",
+     "validation/v100_pcie/d2d.csv", []),
+    ("RTX 4090, P2P writes, 40 MB, peer access on", "machines/rtx4090_8x.gpm", "validation/rtx4090_8x/p2p.gpm",
+     "validation/rtx4090_8x/p2p_unidirectional.csv", []),
+    ("RTX 4090, P2P writes, 16 B, peer access on", "machines/rtx4090_8x.gpm", "validation/rtx4090_8x/p2p.gpm",
+     "validation/rtx4090_8x/p2p_latency.csv", []),
+    ("RTX 4090 x8, NCCL all-reduce, peer access on", "machines/rtx4090_8x.gpm", "validation/rtx4090_8x/allreduce.gpm",
+     "validation/rtx4090_8x/allreduce_p2p_on.csv", []),
+    ("RTX 4090, copies with peer access off (staged)", "machines/rtx4090_8x.gpm", "validation/rtx4090_8x/p2p.gpm",
+     "validation/rtx4090_8x/p2p_disabled_unidirectional.csv", []),
+    ("A100 x8, NCCL all-reduce", "machines/dgx_a100.gpm", "validation/a100_nccl/allreduce.gpm",
+     "validation/a100_nccl/allreduce.csv", []),
+]
+
+# AHEAD section V (Fig. 1 and its text): copies of less than 10 bytes, copies of more than 1 MB, and between.
+CLASSES = [("< 10 B", lambda n: n < 10), ("10 B - 1 MB", lambda n: 10 <= n <= 1e6), ("> 1 MB", lambda n: n > 1e6)]
+
+
+def has_validate():
+    return subprocess.run([GPMC, "validate", "--help"], capture_output=True).returncode == 0
+
+
+def size_in_bytes(cell):
+    return float(cell[:-1]) if cell.endswith("B") else float(cell)
+
+
+def validate_by_eval(machine, app, measured, extra):
+    """The same document from one `gpmc eval --set` per row, for a gpmc without the validate command."""
+    with open(measured) as f:
+        lines = [(n, l.strip()) for n, l in enumerate(f, 1) if l.strip() and not l.startswith("#")]
+    header = lines[0][1].split(",")
+    points = []
+    for number, line in lines[1:]:
+        cells = line.split(",")
+        sets = sum((["--set", f"{k}={v}"] for k, v in zip(header[:-1], cells[:-1])), [])
+        command = [GPMC, "eval", machine, app, "--format", "json"] + sets + extra
+        run = subprocess.run(command, capture_output=True, text=True)
+        if run.returncode != 0:
+            sys.exit(f"report.py: `{' '.join(command)}` failed:\n{run.stderr}")
+        predicted, measured_s = json.loads(run.stdout)["total_s"], float(cells[-1])
+        params = {k: size_in_bytes(v) if k == "bytes" else float(v) for k, v in zip(header[:-1], cells[:-1])}
+        points.append({"line": number, "params": params, "measured_s": measured_s, "predicted_s": predicted,
+                       "error": (predicted - measured_s) / measured_s})
+    mape, wmape = metrics(points)
+    return {"points": points, "mape": mape / 100, "wmape": wmape / 100}
+
+
+def validate(machine, app, measured, extra):
+    if not has_validate():
+        return validate_by_eval(machine, app, measured, extra)
+    command = [GPMC, "validate", machine, app, "--measured", measured, "--format", "json"] + extra
+    run = subprocess.run(command, capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.exit(f"report.py: `{' '.join(command)}` failed:\n{run.stderr}")
+    return json.loads(run.stdout)
+
+
+def metrics(points):
+    """MAPE and WMAPE (AHEAD section VI-C: weights A_i / sum A) of the points, in percent."""
+    mape = 100 * sum(abs(p["error"]) for p in points) / len(points)
+    wmape = 100 * sum(abs(p["predicted_s"] - p["measured_s"]) for p in points) / sum(p["measured_s"] for p in points)
+    return mape, wmape
+
+
+def seconds(s):
+    for unit, scale in (("s", 1), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
+        if s >= scale:
+            return f"{s / scale:.4g} {unit}"
+    return f"{s:.3g} s"
+
+
+def main():
+    print("| dataset | command | points | MAPE | WMAPE | " + " | ".join(f"MAPE / WMAPE {c}" for c, _ in CLASSES) + " |")
+    print("|---|---|---:|---:|---:|" + "---:|" * len(CLASSES))
+    details = []
+    for title, machine, app, measured, extra in DATASETS:
+        doc = validate(machine, app, measured, extra)
+        points = doc["points"]
+        cells = []
+        for _, member in CLASSES:
+            chosen = [p for p in points if member(p["params"]["bytes"])]
+            cells.append("%.1f%% / %.1f%% (%d)" % (metrics(chosen) + (len(chosen),)) if chosen else "—")
+        command = f"`gpmc validate {machine} {app} --measured {measured}`"
+        print(f"| {title} | {command} | {len(points)} | {100 * doc['mape']:.1f}% | {100 * doc['wmape']:.1f}% | "
+              + " | ".join(cells) + " |")
+        details.append((title, points))
+    for title, points in details:
+        print(f"\n{title}: a few points (line of the CSV, parameters, measured, predicted, error)\n")
+        print("| line | parameters | measured | predicted | error |")
+        print("|---:|---|---:|---:|---:|")
+        step = max(1, len(points) // 6)
+        for p in points[::step][:7]:
+            params = ", ".join(f"{k} = {int(v) if float(v).is_integer() else v}" for k, v in p["params"].items())
+            print(f"| {p['line']} | {params} | {seconds(p['measured_s'])} | {seconds(p['predicted_s'])} | "
+                  f"{100 * p['error']:+.1f}% |")
+
+
+if __name__ == "__main__":
+    main()
