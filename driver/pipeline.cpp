@@ -103,7 +103,7 @@ bool Session::split_keyword_settings(const std::vector<Setting>& settings, std::
 // Step 4: find each --set parameter (global, or declared by the chosen machine or app; `owner.name`
 // picks one when both declare the name) and check its value: a constant of the parameter's dimension.
 const ParamDecl* Session::find_setting_param(const std::string& flag, const std::string& full_name,
-                                             const std::vector<const Decl*>& owners) {
+                                             const std::vector<const Decl*>& owners, SourceRange where) {
   const auto& program = sema_.program();
   std::string owner_name, name = full_name;
   if (size_t dot = name.find('.'); dot != std::string::npos) {
@@ -122,7 +122,7 @@ const ParamDecl* Session::find_setting_param(const std::string& flag, const std:
     std::vector<std::string> names;
     for (const auto* p : program.params) names.push_back(p->name);
     std::string hint = did_you_mean(name, names);
-    diags_.error(DiagKind::UnknownParameter, {},
+    diags_.error(DiagKind::UnknownParameter, where,
                  hint.empty() ? fmt::format("{} {}: the model has no parameter `{}` (parameters: {})", flag, full_name,
                                             full_name, visible.empty() ? "none" : visible)
                               : fmt::format("{} {}: the model has no parameter `{}`{}", flag, full_name, full_name, hint));
@@ -131,7 +131,7 @@ const ParamDecl* Session::find_setting_param(const std::string& flag, const std:
   if (matches.size() > 1) {
     const Decl* a = program.owner_of(matches[0]);
     const Decl* b = program.owner_of(matches[1]);
-    diags_.error(DiagKind::AmbiguousParameter, {},
+    diags_.error(DiagKind::AmbiguousParameter, where,
                  fmt::format("{} {}: `{}` is declared by both `{}` and `{}`; write {} {}.{}=... or {} {}.{}=...", flag,
                              full_name, name, a ? a->name : "(global)", b ? b->name : "(global)", flag,
                              a ? a->name : "?", name, flag, b ? b->name : "?", name));
@@ -142,7 +142,11 @@ const ParamDecl* Session::find_setting_param(const std::string& flag, const std:
 
 bool Session::constant_value(const std::string& label, const std::string& what, Dim dim, const std::string& text,
                              double& value) {
-  FileId file = sources_.add(label, text);
+  return constant_value(sources_.add(label, text), label, what, dim, value);
+}
+
+bool Session::constant_value(FileId file, const std::string& label, const std::string& what, Dim dim,
+                             double& value) {
   ExprPtr expr = parse_expression(sources_, file, diags_);
   if (!expr) return false;
   if (mentions_names(*expr)) {
@@ -239,6 +243,25 @@ int32_t Session::find_slot(const Compiled& compiled, const std::string& flag, co
   auto it = compiled.slots.find(param);
   if (it == compiled.slots.end()) throw std::logic_error("a parameter of the model has no slot");
   return it->second;
+}
+
+const ParamDecl* Session::find_param(const Compiled& compiled, const std::string& flag, const std::string& name,
+                                     SourceRange where) {
+  return find_setting_param(flag, name, compiled.owners, where);
+}
+
+std::unique_ptr<Compiled> Session::recompile(const Compiled& base, const ir::ParamBindings& values,
+                                             const ir::KeywordSettings& keywords) {
+  ir::ParamBindings bindings = base.bindings;
+  for (const auto& [decl, value] : values) bindings[decl] = value;
+  ir::KeywordSettings words = base.keywords;
+  for (const auto& [name, word] : keywords) words[name] = word;
+  try {
+    return lower_checked(base.owners.at(0), base.owners.at(1), std::move(bindings), std::move(words));
+  } catch (const ir::ModelTooLarge& e) {
+    diags_.error(DiagKind::ModelTooLarge, {}, e.what());
+    return nullptr;
+  }
 }
 
 std::unique_ptr<Compiled> Session::compile(const std::string& machine_file, const std::string& app_file,

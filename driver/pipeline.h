@@ -57,6 +57,14 @@ class Session {
   // `gpmc sweep --vary NAME=...`: the slot of the parameter NAME refers to, found as --set finds it (`flag`
   // names the option in messages), or -1 with a diagnostic.
   int32_t find_slot(const Compiled& compiled, const std::string& flag, const std::string& name);
+  // The parameter of the compiled model that NAME refers to, found as --set finds it, or null with a diagnostic
+  // at `where` (a CSV header cell; no location when invalid). `flag` prefixes the message.
+  const frontend::ParamDecl* find_param(const Compiled& compiled, const std::string& flag, const std::string& name,
+                                        frontend::SourceRange where);
+  // `gpmc validate`: `base` lowered again with more parameter values and word settings (a measured point that
+  // sets an array size or a model choice), reusing the program already loaded and checked.
+  std::unique_ptr<Compiled> recompile(const Compiled& base, const ir::ParamBindings& values,
+                                      const ir::KeywordSettings& keywords);
   // The value of `text`, a constant of dimension `dim` (units included, checked as --set values are);
   // `label` ("--vary bytes") prefixes messages and names the text's source; `what` is the quantity.
   bool constant_value(const std::string& label, const std::string& what, frontend::Dim dim, const std::string& text,
@@ -65,6 +73,9 @@ class Session {
   // parameter, anything but a bare word (left for constant_value); false with a diagnostic otherwise.
   bool word_or_number(const std::string& label, const frontend::ParamDecl& param, const std::string& text,
                       double& index);
+  // The same for text already held as `file` (a fragment of a CSV file, so that messages point into it).
+  bool constant_value(frontend::FileId file, const std::string& label, const std::string& what, frontend::Dim dim,
+                      double& value);
   // Evaluates a compiled model with the reference interpreter.
   bool evaluate(const Compiled& compiled, backend::Evaluation& out);
 
@@ -76,7 +87,8 @@ class Session {
                                           ir::ParamBindings bindings, ir::KeywordSettings keywords);
   bool load_and_check(const std::vector<std::string>& files, std::vector<const frontend::Module*>& roots);
   const frontend::ParamDecl* find_setting_param(const std::string& flag, const std::string& full_name,
-                                                const std::vector<const frontend::Decl*>& owners);
+                                                const std::vector<const frontend::Decl*>& owners,
+                                                frontend::SourceRange where = {});
   bool split_keyword_settings(const std::vector<Setting>& settings, std::vector<Setting>& values,
                               ir::KeywordSettings& keywords);
   bool bind_settings(const std::vector<Setting>& settings, const std::vector<const frontend::Decl*>& owners,

@@ -38,6 +38,7 @@ std::vector<DiagKind> all_diag_kinds() {
 }
 
 void DiagnosticEngine::error(DiagKind kind, SourceRange range, std::string message) {
+  range = sources_.resolve(range);
   // The same error at the same place (a kernel run twice, a file imported twice) is reported once.
   for (const auto& d : diagnostics_)
     if (d.kind == kind && d.range.file == range.file && d.range.begin == range.begin && d.range.end == range.end &&
@@ -55,7 +56,7 @@ void DiagnosticEngine::error(DiagKind kind, SourceRange range, std::string messa
 
 void DiagnosticEngine::note(SourceRange range, std::string message) {
   if (diagnostics_.empty() || dropped_ > 0 || suppressed_last_) return;
-  diagnostics_.back().notes.emplace_back(range, std::move(message));
+  diagnostics_.back().notes.emplace_back(sources_.resolve(range), std::move(message));
 }
 
 // Splits a line into displayable cells, one per code point: invalid UTF-8 and control characters show

@@ -26,6 +26,21 @@ FileId SourceManager::add(std::string display_path, std::string text) {
   return static_cast<FileId>(files_.size() - 1);
 }
 
+FileId SourceManager::add_fragment(FileId parent, uint32_t offset, uint32_t length) {
+  const File& whole = files_.at(parent);
+  FileId id = add(whole.path, whole.text.substr(offset, length));
+  files_.back().parent = parent;
+  files_.back().parent_offset = offset;
+  return id;
+}
+
+SourceRange SourceManager::resolve(SourceRange range) const {
+  if (!range.valid()) return range;
+  const File& file = files_.at(range.file);
+  if (file.parent == kNoFile) return range;
+  return {file.parent, range.begin + file.parent_offset, range.end + file.parent_offset};
+}
+
 LineColumn SourceManager::line_column(FileId id, uint32_t offset) const {
   const File& file = files_.at(id);
   offset = std::min<uint32_t>(offset, file.text.size());

@@ -36,6 +36,11 @@ class SourceManager {
  public:
   // Adds a file whose text is already in memory; `display_path` is what diagnostics print.
   FileId add(std::string display_path, std::string text);
+  // Adds bytes [offset, offset + length) of file `parent` as a file of their own (a cell of a CSV file parsed
+  // as an expression); diagnostics in it are reported at the same bytes of the parent (see `resolve`).
+  FileId add_fragment(FileId parent, uint32_t offset, uint32_t length);
+  // A range in a fragment moved to the same bytes of its parent file; any other range unchanged.
+  SourceRange resolve(SourceRange range) const;
   const std::string& path(FileId id) const { return files_.at(id).path; }
   const std::string& text(FileId id) const { return files_.at(id).text; }
   LineColumn line_column(FileId id, uint32_t offset) const;
@@ -48,6 +53,8 @@ class SourceManager {
     std::string path;
     std::string text;
     std::vector<uint32_t> line_starts;
+    FileId parent = kNoFile;  // fragments only: the file the text was taken from, at `parent_offset`
+    uint32_t parent_offset = 0;
   };
   std::vector<File> files_;
 };

@@ -117,3 +117,23 @@ TEST_CASE("source manager: SourceRange::join spans both ranges of one file") {
   CHECK_FALSE(none.valid());
   CHECK(a.valid());
 }
+
+TEST_CASE("source manager: a fragment holds a slice of its parent and resolves to the parent's bytes") {
+  SourceManager sm;
+  FileId csv = sm.add("points.csv", "bytes,measured_s\n64KiB,1e-5\n");
+  FileId cell = sm.add_fragment(csv, 17, 5);
+  CHECK(sm.text(cell) == "64KiB");
+  CHECK(sm.path(cell) == "points.csv");
+  SourceRange inside{cell, 2, 5};
+  SourceRange moved = sm.resolve(inside);
+  CHECK(moved.file == csv);
+  CHECK(moved.begin == 19);
+  CHECK(moved.end == 22);
+  LineColumn at = sm.line_column(moved.file, moved.begin);
+  CHECK(at.line == 2);
+  CHECK(at.column == 3);
+  SourceRange plain{csv, 1, 2};
+  CHECK(sm.resolve(plain).file == csv);
+  CHECK(sm.resolve(plain).begin == 1);
+  CHECK_FALSE(sm.resolve(SourceRange{}).valid());
+}

@@ -1,4 +1,4 @@
-// commands.h: the gpmc subcommands (check, eval, sweep, dump-ast, dump-ir, dump-llvm, search), each returning an exit status.
+// commands.h: the gpmc subcommands (check, eval, sweep, dump-ast, dump-ir, dump-llvm, search, validate), each returning an exit status.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -34,6 +34,14 @@ struct SweepOptions {
   bool progress = true;  // a progress bar when stderr is a terminal and the sweep is long
 };
 
+struct ValidateOptions {
+  std::string machine, app;
+  std::string measured;            // the CSV of measured points
+  std::vector<std::string> sets;   // name=value, fixed for every point
+  std::string format = "table";
+  std::string backend = "interp";
+};
+
 struct SearchOptions {
   EvalOptions eval;
   int threads = 0;                        // 0: every hardware thread
@@ -57,5 +65,7 @@ driver::Options options_of(const CommonOptions& common);
 int fail(driver::Session& session);
 // `gpmc search` (search.cpp): every order of an app's `flows unordered` block.
 int run_search(const CommonOptions& common, const SearchOptions& options);
+// `gpmc validate` (validate_command.cpp): the model at each measured point, MAPE and WMAPE.
+int run_validate(const CommonOptions& common, const ValidateOptions& options);
 
 }  // namespace gpm::cli

@@ -159,13 +159,39 @@ int main(int argc, char** argv) {
       "  gpmc search machines/cs_storm_t2.gpm apps/halo3d_8gpu.gpm --threads 2 --format json\n"
       "Exit status: 0 on success, 1 on any error in the input or a refused search (diagnostics on stderr).");
 
+  gpm::cli::ValidateOptions validate_options;
+  auto* validate = app.add_subcommand("validate", "Evaluate the model at measured points and report the errors");
+  validate->add_option("machine", validate_options.machine, "Machine model (.gpm)")->required();
+  validate->add_option("app", validate_options.app, "App model (.gpm)")->required();
+  validate->add_option("--measured", validate_options.measured,
+                       "CSV: `#` comments, a header naming parameters then the measured time, one point per line")
+      ->required();
+  validate->add_option("--set", validate_options.sets, "Fix a parameter for every point (repeatable)");
+  validate->add_option("--format", validate_options.format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->default_val("table");
+  validate->add_option("--backend", validate_options.backend, "interp (the default) or jit")
+      ->check(CLI::IsMember({"interp", "jit"}))
+      ->default_val("interp");
+  add_includes(validate);
+  validate->footer(
+      "Every column but the last names a parameter of the model, its cells written as --set values (units\n"
+      "included: 64KiB, 25GB/s); the last column is the measured time in seconds. Reports each point's\n"
+      "signed relative error (predicted - measured) / measured, the MAPE and the WMAPE (AHEAD section VI-C).\n"
+      "Example:\n"
+      "  gpmc validate tests/golden/eval/inputs/one_gpu.gpm tests/golden/validate/inputs/copy_app.gpm \\\n"
+      "      --measured tests/golden/validate/inputs/copies.csv\n"
+      "Exit status: 0 on success, 1 on any error in the models or the CSV (diagnostics name FILE:LINE:COL).\n"
+      "Described in docs/output.md.");
+
   // CLI11 reports an unknown first word as a missing subcommand; name it instead.
   if (argc > 1 && argv[1][0] != '-') {
     std::string word = argv[1];
     if (word != "check" && word != "eval" && word != "sweep" && word != "dump-ast" && word != "dump-ir" &&
-        word != "dump-llvm" && word != "search") {
+        word != "dump-llvm" && word != "search" && word != "validate") {
       std::cerr << "gpmc: error: unknown subcommand `" << word
-                << "` (check, eval, sweep, dump-ast, dump-ir, dump-llvm, search) [UsageError]\nRun `gpmc --help`.\n";
+                << "` (check, eval, sweep, dump-ast, dump-ir, dump-llvm, search, validate) [UsageError]\nRun `gpmc "
+                   "--help`.\n";
       return 1;
     }
   }
@@ -189,6 +215,7 @@ int main(int argc, char** argv) {
     if (*dump_llvm) return gpm::cli::run_dump_llvm(common, ir_options);
     if (*dump_ast) return gpm::cli::run_dump_ast(common, ast_file);
     if (*search) return gpm::cli::run_search(common, search_options);
+    if (*validate) return gpm::cli::run_validate(common, validate_options);
     return gpm::cli::run_dump_ir(common, ir_options);
   });
 }

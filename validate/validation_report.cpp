@@ -1,0 +1,105 @@
+// validation_report.cpp: writes a Validation as an aligned table for people or as the JSON document for scripts.
+#include "validate/validation_report.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "backend/report/report.h"
+#include "frontend/units.h"
+
+namespace gpm::validate {
+
+namespace {
+
+std::string signed_percent(double fraction) { return fmt::format("{:+.1f}%", 100.0 * fraction); }
+
+// Rows of cells, the first the header; `right[k]` aligns column k to the right. Two spaces between columns,
+// no trailing blanks.
+std::string align(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right) {
+  std::vector<size_t> width(right.size(), 0);
+  for (const auto& row : rows)
+    for (size_t k = 0; k < row.size(); ++k) width[k] = std::max(width[k], row[k].size());
+  std::string out;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    std::string line;
+    for (size_t k = 0; k < rows[r].size(); ++k) {
+      std::string pad(width[k] - rows[r][k].size(), ' ');
+      line += (k ? "  " : "") + (right[k] ? pad + rows[r][k] : rows[r][k] + pad);
+    }
+    line.erase(line.find_last_not_of(' ') + 1);
+    out += line + "\n";
+    if (r == 0) {
+      size_t total = 0;
+      for (size_t w : width) total += w;
+      out += std::string(std::min<size_t>(total + 2 * (width.size() - 1), 120), '-') + "\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string validation_table(const Validation& v) {
+  std::string out = fmt::format("{} on {}: {} measured point{} from {}\n\n", v.app, v.machine, v.points.size(),
+                                v.points.size() == 1 ? "" : "s", v.measured_path);
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> header{"line"};
+  for (const auto& column : v.columns) header.push_back(column.name);
+  for (const char* name : {"measured", "predicted", "error"}) header.emplace_back(name);
+  rows.push_back(header);
+  for (const auto& point : v.points) {
+    std::vector<std::string> row{std::to_string(point.line)};
+    for (size_t k = 0; k < v.columns.size(); ++k)
+      row.push_back(v.columns[k].word ? point.words[k] : frontend::format_quantity(point.values[k], v.columns[k].dim));
+    row.push_back(backend::format_seconds(point.measured_s));
+    row.push_back(backend::format_seconds(point.predicted_s));
+    row.push_back(signed_percent(point.error));
+    rows.push_back(std::move(row));
+  }
+  std::vector<bool> right(header.size(), true);
+  for (size_t k = 0; k < v.columns.size(); ++k) right[k + 1] = v.columns[k].word ? false : true;
+  out += align(rows, right);
+  out += fmt::format("\nmeasured total: {}\npredicted total: {}\n", backend::format_seconds(v.errors.measured_total_s),
+                     backend::format_seconds(v.errors.predicted_total_s));
+  out += fmt::format("MAPE: {:.1f}%\nWMAPE: {:.1f}%\n", 100.0 * v.errors.mape, 100.0 * v.errors.wmape);
+  return out;
+}
+
+std::string validation_json(const Validation& v) {
+  using nlohmann::ordered_json;
+  ordered_json doc;
+  doc["machine"] = v.machine;
+  doc["app"] = v.app;
+  doc["measured_file"] = v.measured_path;
+  doc["measured_column"] = v.measured_name;
+  ordered_json columns = ordered_json::array();
+  for (const auto& column : v.columns)
+    columns.push_back({{"name", column.name}, {"dimension", column.word ? "word" : frontend::dim_name(column.dim)}});
+  doc["columns"] = columns;
+  ordered_json points = ordered_json::array();
+  for (const auto& point : v.points) {
+    ordered_json values = ordered_json::object();
+    for (size_t k = 0; k < v.columns.size(); ++k) {
+      if (v.columns[k].word)
+        values[v.columns[k].name] = point.words[k];
+      else
+        values[v.columns[k].name] = point.values[k];
+    }
+    points.push_back({{"line", point.line},
+                      {"params", values},
+                      {"measured_s", point.measured_s},
+                      {"predicted_s", point.predicted_s},
+                      {"error", point.error}});
+  }
+  doc["points"] = points;
+  doc["count"] = v.errors.count;
+  doc["measured_total_s"] = v.errors.measured_total_s;
+  doc["predicted_total_s"] = v.errors.predicted_total_s;
+  doc["mape"] = v.errors.mape;
+  doc["wmape"] = v.errors.wmape;
+  return doc.dump(2) + "\n";
+}
+
+}  // namespace gpm::validate
