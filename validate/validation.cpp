@@ -2,6 +2,7 @@
 #include "validate/validation.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -65,6 +66,16 @@ bool resolve_columns(driver::Session& session, const driver::Compiled& base, con
   return true;
 }
 
+// A cell that is a plain decimal number (`1000`, `2.5e-06`), read whole; false for anything else.
+bool parse_plain_number(const std::string& text, double& value) {
+  if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.' || text[0] == '-' ||
+                        text[0] == '+'))
+    return false;
+  char* end = nullptr;
+  value = std::strtod(text.c_str(), &end);
+  return end == text.c_str() + text.size() && std::isfinite(value);
+}
+
 // A measured time: a plain positive number of seconds; false after reporting.
 bool parse_measurement(const CsvCell& cell, const std::string& header, frontend::DiagnosticEngine& diags,
                        double& seconds) {
@@ -119,6 +130,8 @@ bool read_point(driver::Session& session, const CsvTable& table, const CsvRow& r
       point.words.back() = cell.text;
       continue;
     }
+    // A plain number is in base units (bytes, seconds, B/s), as `gpmc sweep` writes its columns.
+    if (parse_plain_number(cell.text, point.values.back())) continue;
     frontend::FileId fragment =
         session.sources().add_fragment(table.file, cell.range.begin, cell.range.end - cell.range.begin);
     if (!session.constant_value(fragment, "column " + column.name, "`" + column.param->name + "`", column.dim,

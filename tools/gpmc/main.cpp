@@ -176,11 +176,12 @@ int main(int argc, char** argv) {
   add_includes(validate);
   validate->footer(
       "Every column but the last names a parameter of the model, its cells written as --set values (units\n"
-      "included: 64KiB, 25GB/s); the last column is the measured time in seconds. Reports each point's\n"
-      "signed relative error (predicted - measured) / measured, the MAPE and the WMAPE (AHEAD section VI-C).\n"
+      "included: 64KiB, 25GB/s; a plain number is in base units); the last column is the measured time in\n"
+      "seconds. Reports each point's signed relative error (predicted - measured) / measured, the MAPE and\n"
+      "the WMAPE (AHEAD section VI-C).\n"
       "Example:\n"
-      "  gpmc validate tests/golden/eval/inputs/one_gpu.gpm tests/golden/validate/inputs/copy_app.gpm \\\n"
-      "      --measured tests/golden/validate/inputs/copies.csv\n"
+      "  gpmc validate machines/v100_pcie.gpm validation/v100_pcie/h2d_pinned.gpm \\\n"
+      "      --measured validation/v100_pcie/h2d_pinned.csv\n"
       "Exit status: 0 on success, 1 on any error in the models or the CSV (diagnostics name FILE:LINE:COL).\n"
       "Described in docs/output.md.");
 
