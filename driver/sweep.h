@@ -19,6 +19,16 @@ struct SweepAxis {
   int32_t slot = -1;
   frontend::Dim dim;
   std::vector<double> values;
+  std::vector<std::string> words;  // a word parameter's words; then `values` are indices into them
+  bool shape = false;              // the parameter shapes the model: one compiled model per value
+  bool is_word() const { return !words.empty(); }
+};
+
+// One compiled model of a sweep over shape parameters: the module for one combination of the shape axes'
+// values, and its bound slots (those values included).
+struct SweepVariant {
+  const ir::Module* module = nullptr;
+  backend::SlotValues bound;
 };
 
 // What `--vary NAME=SPEC` says before any value is parsed. SPEC is a list `a,b,c` (one value is a list of
@@ -36,20 +46,35 @@ inline constexpr uint64_t kDefaultMaxPoints = 100'000'000;
 bool parse_vary(const std::string& argument, VarySpec& out, frontend::DiagnosticEngine& diags);
 
 // Resolves each spec to a parameter of the compiled model and expands its values (units parsed as --set
-// parses them). Refuses a parameter varied twice, one that shapes the model (Module::shape_slots), an empty
-// or endless range, and a cross product of more than `max_points` points.
+// parses them; the words of a word parameter, listed). Refuses a parameter varied twice, an empty or endless
+// range, a range over words, and a cross product of more than `max_points` points. Marks the axes whose
+// parameter shapes the model (Module::shape_slots).
 bool plan_axes(Session& session, const Compiled& compiled, const std::vector<VarySpec>& specs, uint64_t max_points,
                std::vector<SweepAxis>& axes);
 
 // The number of points of the cross product (saturates at UINT64_MAX).
 uint64_t point_count(const std::vector<SweepAxis>& axes);
 
+// Sweeps over shape parameters (sweep_shapes.cpp): lowers `base` again for every distinct combination of the
+// shape axes' values, in the order the points first meet them (a cache by values: a value listed twice is
+// compiled once). `variant_of_group[g]` is the variant of the g-th combination of the shape axes' value
+// indices (the first shape axis outermost). An axis whose parameter turns out to shape another variant's
+// model is made a shape axis too. False, with diagnostics and a note naming the values, when a lowering
+// fails, or when two variants have different phases.
+bool compile_shape_variants(Session& session, const Compiled& base, std::vector<SweepAxis>& axes,
+                            std::vector<std::unique_ptr<Compiled>>& owned, std::vector<SweepVariant>& variants,
+                            std::vector<uint32_t>& variant_of_group);
+
 // The cross product of the axes, evaluated by the JIT or the interpreter's values-only path. Point i has
 // the first axis outermost and the last fastest (the order of nested loops written in --vary order).
 class Sweep {
  public:
   enum class Backend { Jit, Interp };
+  // One model, no shape axes: every point runs the same compiled function.
   Sweep(const ir::Module& module, const backend::SlotValues& bound, std::vector<SweepAxis> axes, Backend backend);
+  // One model per combination of the shape axes' values (compile_shape_variants); each point runs its own.
+  Sweep(std::vector<SweepVariant> variants, std::vector<uint32_t> variant_of_group, std::vector<SweepAxis> axes,
+        Backend backend);
   ~Sweep();
   uint64_t size() const { return size_; }
   size_t phase_count() const { return phases_; }
@@ -57,8 +82,9 @@ class Sweep {
   double compile_seconds() const { return compile_seconds_; }
   // The value of each axis at point `index`.
   void coordinates(uint64_t index, double* out) const;
-  // The bound slots of point `index` (the model's bound values with the axes' values set).
+  // The bound slots of point `index` (its model's bound values with the axes' values set), and its model.
   backend::SlotValues bound_at(uint64_t index) const;
+  const ir::Module& module_at(uint64_t index) const;
   // Evaluates points [begin, end) on `threads` threads: totals[i - begin], phases[(i - begin) * phase_count()
   // + k]. Returns the first invalid point (NaN total), or -1. Every point is computed on its own, so the
   // results do not depend on `threads`.
@@ -66,14 +92,17 @@ class Sweep {
 
  private:
   void run_range(uint64_t begin, uint64_t end, double* totals, double* phases) const;
-  const ir::Module& module_;
-  backend::SlotValues bound_;
+  void run_range_shaped(uint64_t begin, uint64_t end, double* totals, double* phases) const;
+  size_t variant_at(uint64_t index) const;
+  std::vector<SweepVariant> variants_;  // variants_[0] alone without shape axes
+  std::vector<uint32_t> variant_of_group_;
   std::vector<SweepAxis> axes_;
   Backend backend_;
   uint64_t size_ = 0;
   size_t phases_ = 0;
   double compile_seconds_ = 0;
-  std::unique_ptr<backend::jit::CompiledModel> jitted_;
+  bool shaped_ = false;
+  std::vector<std::unique_ptr<backend::jit::CompiledModel>> jitted_;  // one per variant (JIT backend)
 };
 
 }  // namespace gpm::driver

@@ -4,6 +4,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "driver/sweep.h"
 
@@ -88,11 +89,32 @@ bool plan_axes(Session& session, const Compiled& compiled, const std::vector<Var
     const ir::ParamInfo& param = compiled.module.params[size_t(axis.slot)];
     axis.dim = param.dim;
     if (!seen.insert(axis.slot).second) return usage(fmt::format("{}: the parameter is varied twice", label));
-    if (compiled.module.shape_slots.count(axis.slot))
-      return usage(fmt::format("{}: `{}` decides the shape of the model (an array size, an index, a precision or a "
-                               "placement), which is fixed when it is compiled; sweep it with one `gpmc sweep ... "
-                               "--set {}=VALUE` per value",
-                               label, spec.name, spec.name));
+    // A parameter that shapes the model is swept by lowering once per value (compile_shape_variants).
+    axis.shape = compiled.module.shape_slots.count(axis.slot) > 0;
+    axis.words = param.words;
+    if (axis.is_word()) {
+      if (spec.kind != VarySpec::Kind::List)
+        return usage(fmt::format("{}: `{}` is a word parameter; list its words, e.g. --vary {}={}", label, spec.name,
+                                 spec.name, fmt::join(param.words, ",")));
+      const frontend::ParamDecl* decl = Session::param_of_slot(compiled, axis.slot);
+      for (const auto& part : spec.parts) {
+        double index = 0;
+        if (!decl || !session.word_or_number(label, *decl, part, index)) return false;
+        axis.values.push_back(index);
+      }
+      product *= double(axis.values.size());
+      if (!(product <= double(max_points)))
+        return usage(fmt::format("the sweep has {:.4g} points or more, above the limit of {}; narrow the ranges, or "
+                                 "raise the limit with --max-points if you mean it",
+                                 product, max_points));
+      axes.push_back(std::move(axis));
+      continue;
+    }
+    if (const frontend::ParamDecl* decl = Session::param_of_slot(compiled, axis.slot))
+      for (const auto& part : spec.parts) {
+        double ignored = 0;
+        if (!session.word_or_number(label, *decl, part, ignored)) return false;
+      }
     std::string what = "`" + param.name + "`";
     std::vector<double> numbers;
     for (size_t k = 0; k < spec.parts.size(); ++k) {

@@ -1,6 +1,7 @@
 // sweep_command.cpp: `gpmc sweep`: plans the axes, evaluates the points in batches, writes CSV, JSON or a table.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -27,6 +28,11 @@ std::string csv_field(const std::string& s) {
   return out + "\"";
 }
 
+// A coordinate as people read it: the word of a word parameter, else the quantity with its unit.
+std::string value_text(const driver::SweepAxis& axis, double value) {
+  return axis.is_word() ? axis.words[size_t(value)] : frontend::format_quantity(value, axis.dim);
+}
+
 // Writes the rows of one batch (and the header before the first) in the chosen format.
 class Writer {
  public:
@@ -46,7 +52,7 @@ class Writer {
       head["app"] = module_.app_name;
       head["varied"] = nlohmann::ordered_json::array();
       for (const auto& axis : sweep_.axes())
-        head["varied"].push_back({{"name", axis.name}, {"dimension", frontend::dim_name(axis.dim)}});
+        head["varied"].push_back({{"name", axis.name}, {"dimension", axis.is_word() ? "word" : frontend::dim_name(axis.dim)}});
       head["phases"] = nlohmann::ordered_json::array();
       for (const auto& phase : module_.root.children) head["phases"].push_back(phase.name);
       std::string text = head.dump(2);
@@ -68,19 +74,27 @@ class Writer {
       const double* ph = phases + (i - begin) * p;
       double total = totals[i - begin];
       if (format_ == "csv") {
-        for (size_t k = 0; k < dims; ++k) fmt::format_to(std::back_inserter(out_), "{},", at[k]);
+        for (size_t k = 0; k < dims; ++k) {
+          const auto& axis = sweep_.axes()[k];
+          if (axis.is_word()) out_ += csv_field(axis.words[size_t(at[k])]) + ",";
+          else fmt::format_to(std::back_inserter(out_), "{},", at[k]);
+        }
         fmt::format_to(std::back_inserter(out_), "{}", total);
         for (size_t k = 0; k < p; ++k) fmt::format_to(std::back_inserter(out_), ",{}", ph[k]);
         out_ += '\n';
       } else if (format_ == "json") {
         nlohmann::ordered_json point;
-        for (size_t k = 0; k < dims; ++k) point[sweep_.axes()[k].name] = at[k];
+        for (size_t k = 0; k < dims; ++k) {
+          const auto& axis = sweep_.axes()[k];
+          if (axis.is_word()) point[axis.name] = axis.words[size_t(at[k])];
+          else point[axis.name] = at[k];
+        }
         point["total_s"] = total;
         point["phases_s"] = std::vector<double>(ph, ph + p);
         out_ += (i == 0 ? "\n    " : ",\n    ") + point.dump();
       } else {
         size_t c = 0;
-        for (size_t k = 0; k < dims; ++k) table_[c++].push_back(frontend::format_quantity(at[k], sweep_.axes()[k].dim));
+        for (size_t k = 0; k < dims; ++k) table_[c++].push_back(value_text(sweep_.axes()[k], at[k]));
         table_[c++].push_back(backend::format_seconds(total));
         for (size_t k = 0; k < p; ++k) table_[c++].push_back(backend::format_seconds(ph[k]));
       }
@@ -173,8 +187,22 @@ int run_sweep(const CommonOptions& common, const SweepOptions& options) {
   uint64_t max_points = options.max_points ? options.max_points : driver::kDefaultMaxPoints;
   if (!driver::plan_axes(session, *compiled, specs, max_points, axes)) return fail(session);
 
-  driver::Sweep sweep(compiled->module, compiled->bound, std::move(axes),
-                      options.backend == "interp" ? driver::Sweep::Backend::Interp : driver::Sweep::Backend::Jit);
+  // Parameters that shape the model (stream counts, word parameters, rank counts) are swept by compiling one
+  // model per combination of their values; the fast path keeps a single model.
+  auto backend = options.backend == "interp" ? driver::Sweep::Backend::Interp : driver::Sweep::Backend::Jit;
+  std::vector<std::unique_ptr<driver::Compiled>> shaped;
+  std::unique_ptr<driver::Sweep> sweep_owner;
+  if (std::none_of(axes.begin(), axes.end(), [](const driver::SweepAxis& a) { return a.shape; })) {
+    sweep_owner = std::make_unique<driver::Sweep>(compiled->module, compiled->bound, std::move(axes), backend);
+  } else {
+    std::vector<driver::SweepVariant> variants;
+    std::vector<uint32_t> variant_of_group;
+    if (!driver::compile_shape_variants(session, *compiled, axes, shaped, variants, variant_of_group))
+      return fail(session);
+    sweep_owner = std::make_unique<driver::Sweep>(std::move(variants), std::move(variant_of_group), std::move(axes),
+                                                  backend);
+  }
+  const driver::Sweep& sweep = *sweep_owner;
   unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   Writer writer(options.format, sweep, compiled->module);
   writer.header();
@@ -194,9 +222,8 @@ int run_sweep(const CommonOptions& common, const SweepOptions& options) {
       sweep.coordinates(uint64_t(invalid), where.data());
       std::string point;
       for (size_t k = 0; k < where.size(); ++k)
-        point += fmt::format("{}{}={}", k ? ", " : "", sweep.axes()[k].name,
-                             frontend::format_quantity(where[k], sweep.axes()[k].dim));
-      if (backend::evaluate(compiled->module, sweep.bound_at(uint64_t(invalid)), diags, ignored))
+        point += fmt::format("{}{}={}", k ? ", " : "", sweep.axes()[k].name, value_text(sweep.axes()[k], where[k]));
+      if (backend::evaluate(sweep.module_at(uint64_t(invalid)), sweep.bound_at(uint64_t(invalid)), diags, ignored))
         throw std::logic_error("sweep: a point the interpreter accepts was found invalid");
       diags.note({}, fmt::format("at sweep point {} ({}); the rows before it are written", invalid + 1, point));
       return fail(session);
