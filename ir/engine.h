@@ -25,6 +25,7 @@ struct EngineResult {
   std::vector<EngineTerm> terms;   // shown beside the operation
   nlohmann::ordered_json detail;   // engine-specific report (flows, timeline...); null when none
   std::string error;               // non-empty when the inputs admit no result; reported at the operation
+  double kernel_s = -1;            // the kernels' own time within time_s (E2E parts); -1 when it runs none
 };
 
 // A model that is not a closed form. The lowering builds one object per operation holding the static structure

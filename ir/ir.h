@@ -116,6 +116,7 @@ struct Task {
   std::vector<Term> terms;
   int32_t engine_call = -1;  // Engine: index into Module::engine_calls
   std::string part;          // Op, Engine: kernels, communication or overhead (E2E section 3.4); empty: none
+  ValueId kernel_part = kNoValue;  // Op: the kernel time within one execution, counted as kernels; the rest is `part`
   std::vector<Task> children;
   SourceRange range;
 };

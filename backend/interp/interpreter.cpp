@@ -186,6 +186,7 @@ struct Folder {
         reporter.diags.error(DiagKind::EngineError, task.range, fmt::format("`{}`: {}", task.name, result.error));
       } else {
         row.each_s = result.time_s;
+        row.kernels_each_s = result.kernel_s;
         std::vector<bool> limits;
         for (auto& term : result.terms) {
           row.terms.push_back({term.name, {term.value, term.dim}});
@@ -211,6 +212,7 @@ struct Folder {
       row.depth = depth;
       row.count = multiplier;
       row.each_s = task.value == kNoValue ? 0 : value(task.value, "`" + task.name + "`");
+      if (task.kernel_part != kNoValue) row.kernels_each_s = s.values[size_t(task.kernel_part)];
       row.total_s = row.each_s * multiplier;
       std::vector<bool> limits;
       for (const auto& term : task.terms) {

@@ -36,6 +36,7 @@ struct Row {
   std::string bound;  // the term that bounds the operation (the largest of a max), or empty
   nlohmann::ordered_json detail;  // an engine's own report (flows, timeline...); null for closed forms
   std::string part;               // kernels, communication, overhead or empty (E2E section 3.4)
+  double kernels_each_s = -1;     // the share of each_s that is kernel time, the rest being `part`; -1: all `part`
 };
 
 struct PhaseResult {

@@ -19,6 +19,11 @@ Parts iteration_parts(const Evaluation& e) {
   for (const auto& phase : e.phases)
     for (const auto& row : phase.rows) {
       double each = row.total_s / p.iterations;
+      if (row.kernels_each_s >= 0 && !row.part.empty()) {  // an offload or a mapped run: its kernels, then the rest
+        double kernels = row.kernels_each_s * row.count / p.iterations;
+        p.kernels_s += kernels;
+        each -= kernels;
+      }
       if (row.part == "communication") {
         p.communication = true;
         p.communication_s += each;
