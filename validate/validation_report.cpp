@@ -8,36 +8,13 @@
 
 #include "backend/report/report.h"
 #include "frontend/units.h"
+#include "validate/text_table.h"
 
 namespace gpm::validate {
 
 namespace {
 
 std::string signed_percent(double fraction) { return fmt::format("{:+.1f}%", 100.0 * fraction); }
-
-// Rows of cells, the first the header; `right[k]` aligns column k to the right. Two spaces between columns,
-// no trailing blanks.
-std::string align(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right) {
-  std::vector<size_t> width(right.size(), 0);
-  for (const auto& row : rows)
-    for (size_t k = 0; k < row.size(); ++k) width[k] = std::max(width[k], row[k].size());
-  std::string out;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    std::string line;
-    for (size_t k = 0; k < rows[r].size(); ++k) {
-      std::string pad(width[k] - rows[r][k].size(), ' ');
-      line += (k ? "  " : "") + (right[k] ? pad + rows[r][k] : rows[r][k] + pad);
-    }
-    line.erase(line.find_last_not_of(' ') + 1);
-    out += line + "\n";
-    if (r == 0) {
-      size_t total = 0;
-      for (size_t w : width) total += w;
-      out += std::string(std::min<size_t>(total + 2 * (width.size() - 1), 120), '-') + "\n";
-    }
-  }
-  return out;
-}
 
 }  // namespace
 
@@ -60,7 +37,7 @@ std::string validation_table(const Validation& v) {
   }
   std::vector<bool> right(header.size(), true);
   for (size_t k = 0; k < v.columns.size(); ++k) right[k + 1] = v.columns[k].word ? false : true;
-  out += align(rows, right);
+  out += align_columns(rows, right);
   out += fmt::format("\nmeasured total: {}\npredicted total: {}\n", backend::format_seconds(v.errors.measured_total_s),
                      backend::format_seconds(v.errors.predicted_total_s));
   out += fmt::format("MAPE: {:.1f}%\nWMAPE: {:.1f}%\n", 100.0 * v.errors.mape, 100.0 * v.errors.wmape);

@@ -1,7 +1,9 @@
 # run_golden.cmake: runs gpmc on one golden test and compares exit status, stdout and stderr with <name>.out.
 # The command is the test file's first line `// RUN: <args>` (or the sidecar <name>.run for files that
 # cannot hold one); `%s` stands for the test file. Runs from the repository root, so paths print relative.
-# -DUPDATE=1 rewrites the expected file instead of comparing.
+# -DUPDATE=1 rewrites the expected file instead of comparing. Lines `// SQLITE: OUT SCRIPT [--truncate N |
+# --overwrite-from N]` first build OUT, an SQLite database, from the SQL file SCRIPT with -DMAKE_SQLITE (paths
+# from the repository root; OUT under a folder named `generated/`, which git ignores).
 cmake_minimum_required(VERSION 3.22)
 get_filename_component(dir "${TEST_FILE}" DIRECTORY)
 get_filename_component(name "${TEST_FILE}" NAME_WE)
@@ -17,6 +19,16 @@ else()
   endif()
   string(REGEX REPLACE "^// RUN: " "" run_line "${run_line}")
 endif()
+file(STRINGS "${TEST_FILE}" sqlite_lines REGEX "^// SQLITE: ")
+foreach(sqlite_line ${sqlite_lines})
+  string(REGEX REPLACE "^// SQLITE: " "" sqlite_line "${sqlite_line}")
+  separate_arguments(sqlite_args UNIX_COMMAND "${sqlite_line}")
+  execute_process(COMMAND "${MAKE_SQLITE}" ${sqlite_args} WORKING_DIRECTORY "${ROOT}" RESULT_VARIABLE sqlite_status
+                  ERROR_VARIABLE sqlite_error)
+  if(NOT sqlite_status EQUAL 0)
+    message(FATAL_ERROR "${rel}: building the database failed: ${sqlite_error}")
+  endif()
+endforeach()
 string(STRIP "${run_line}" run_line)
 string(REPLACE "%s" "${rel}" run_line "${run_line}")
 separate_arguments(args UNIX_COMMAND "${run_line}")

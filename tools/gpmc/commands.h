@@ -1,4 +1,5 @@
-// commands.h: the gpmc subcommands (check, eval, sweep, dump-ast, dump-ir, dump-llvm, search, validate), each returning an exit status.
+// commands.h: the gpmc subcommands (check, eval, sweep, dump-ast, dump-ir, dump-llvm, search, validate,
+// project), each returning an exit status.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -67,5 +68,14 @@ int fail(driver::Session& session);
 int run_search(const CommonOptions& common, const SearchOptions& options);
 // `gpmc validate` (validate_command.cpp): the model at each measured point, MAPE and WMAPE.
 int run_validate(const CommonOptions& common, const ValidateOptions& options);
+
+struct ProjectOptions {
+  std::string trace;       // recorded on A: CSV or Nsight Systems SQLite
+  std::string from, to;    // machine models of A and B
+  std::string measured_on_b;  // optional: the same run recorded on B
+  std::string format = "table";
+};
+// `gpmc project` (project_command.cpp): a trace's copies from node A priced on node B (AHEAD section V).
+int run_project(const CommonOptions& common, const ProjectOptions& options);
 
 }  // namespace gpm::cli

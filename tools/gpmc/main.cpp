@@ -185,13 +185,39 @@ int main(int argc, char** argv) {
       "Exit status: 0 on success, 1 on any error in the models or the CSV (diagnostics name FILE:LINE:COL).\n"
       "Described in docs/output.md.");
 
+  gpm::cli::ProjectOptions project_options;
+  auto* project = app.add_subcommand("project", "Project the copies of a trace recorded on node A onto node B");
+  project->add_option("--trace", project_options.trace,
+                      "Trace recorded on A: CSV (kind,bytes,memory,stream,start_s,duration_s[,name]) or an Nsight "
+                      "Systems SQLite export")
+      ->required();
+  project->add_option("--from", project_options.from, "Machine model of node A (.gpm)")->required();
+  project->add_option("--to", project_options.to, "Machine model of node B (.gpm)")->required();
+  project->add_option("--measured-on-b", project_options.measured_on_b,
+                      "The same run traced on B (CSV or SQLite): adds the projection's MAPE and WMAPE");
+  project->add_option("--format", project_options.format, "Output format")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->default_val("table");
+  add_includes(project);
+  project->footer(
+      "Prices every h2d, d2h and d2d copy of the trace with the copy models of A and of B (AHEAD eq. 9-10, as\n"
+      "gpmc eval does), and reports the time on A, A's model of it, the projection on B and the bandwidth-ratio\n"
+      "estimate (AHEAD section VI-D), by size class (under 10 B, 10 B to 1 MB, over 1 MB) and by kind. Kernels\n"
+      "are counted, not projected. Peer-to-peer copies and copies of arrays or managed memory are listed as not\n"
+      "projected.\n"
+      "Example:\n"
+      "  gpmc project --trace traces/v100_bandwidthtest_h2d.csv --from machines/v100_pcie.gpm \\\n"
+      "      --to machines/dgx_a100.gpm\n"
+      "Exit status: 0 on success, 1 on any error in the models or the traces. Described in docs/output.md.");
+
   // CLI11 reports an unknown first word as a missing subcommand; name it instead.
   if (argc > 1 && argv[1][0] != '-') {
     std::string word = argv[1];
     if (word != "check" && word != "eval" && word != "sweep" && word != "dump-ast" && word != "dump-ir" &&
-        word != "dump-llvm" && word != "search" && word != "validate") {
+        word != "dump-llvm" && word != "search" && word != "validate" &&
+        word != "project") {
       std::cerr << "gpmc: error: unknown subcommand `" << word
-                << "` (check, eval, sweep, dump-ast, dump-ir, dump-llvm, search, validate) [UsageError]\nRun `gpmc "
+                << "` (check, eval, sweep, dump-ast, dump-ir, dump-llvm, search, validate, project) [UsageError]\nRun `gpmc "
                    "--help`.\n";
       return 1;
     }
@@ -217,6 +243,7 @@ int main(int argc, char** argv) {
     if (*dump_ast) return gpm::cli::run_dump_ast(common, ast_file);
     if (*search) return gpm::cli::run_search(common, search_options);
     if (*validate) return gpm::cli::run_validate(common, validate_options);
+    if (*project) return gpm::cli::run_project(common, project_options);
     return gpm::cli::run_dump_ir(common, ir_options);
   });
 }

@@ -1,0 +1,68 @@
+// trace.h: the copies and kernels a profiled run recorded on one node, read from a CSV file or an Nsight Systems
+// SQLite export (AHEAD section V: the Analyzer and the Filter).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "frontend/diagnostics.h"
+#include "frontend/source_manager.h"
+
+namespace gpm::project {
+
+// The copies gpmc prices (stdlib/project/): host to device and device to host from pinned or pageable memory,
+// and device to device on one GPU.
+enum class CopyKind { H2D, D2H, D2D };
+enum class HostMemory { Pinned, Pageable, None };  // None: a d2d copy
+
+const char* copy_kind_name(CopyKind kind);    // "h2d", "d2h", "d2d"
+const char* host_memory_name(HostMemory mem);  // "pinned", "pageable", "device"
+
+struct TraceCopy {
+  CopyKind kind = CopyKind::H2D;
+  HostMemory memory = HostMemory::Pinned;
+  double bytes = 0;       // a whole number
+  int64_t stream = 0;
+  double start_s = 0;     // from the trace's own origin
+  double duration_s = 0;  // > 0
+  std::string where;      // for messages: `trace.csv:12` or `trace.sqlite: CUPTI_ACTIVITY_KIND_MEMCPY row 7`
+};
+
+struct TraceKernel {
+  std::string name;
+  int64_t stream = 0;
+  double start_s = 0, duration_s = 0;
+};
+
+// Operations the trace holds that gpmc cannot price (peer-to-peer copies, copies to or from CUDA arrays or
+// managed memory, host-to-host copies): counted by description, never dropped silently.
+struct SkippedCopies {
+  std::string what;  // "p2p", "h2d from managed memory", ...
+  uint64_t count = 0;
+  double bytes = 0, time_s = 0;
+};
+
+struct Trace {
+  std::string path;
+  std::string format;  // "csv" or "nsight-sqlite"
+  std::vector<TraceCopy> copies;     // in start order (file order among equal starts)
+  std::vector<TraceKernel> kernels;  // in start order
+  std::vector<SkippedCopies> skipped;  // sorted by `what`
+};
+
+// Reads `path`: an SQLite database when its first 16 bytes are the SQLite header ("SQLite format 3" and a NUL),
+// a CSV file otherwise. `what` names the trace in messages ("trace", "trace measured on B"). Reports
+// FileNotFound, MalformedCsv and MalformedTrace; false after reporting.
+bool read_trace(const std::string& path, const std::string& what, frontend::SourceManager& sources,
+                frontend::DiagnosticEngine& diags, Trace& out);
+
+// The two readers (trace_csv.cpp, trace_sqlite.cpp); read_trace chooses between them.
+bool read_csv_trace(const std::string& path, const std::string& what, frontend::SourceManager& sources,
+                    frontend::DiagnosticEngine& diags, Trace& out);
+bool read_nsight_sqlite_trace(const std::string& path, const std::string& what, frontend::DiagnosticEngine& diags,
+                              Trace& out);
+
+// Adds one unpriceable copy to `skipped` (kept sorted by description).
+void count_skipped(std::vector<SkippedCopies>& skipped, const std::string& what, double bytes, double time_s);
+
+}  // namespace gpm::project

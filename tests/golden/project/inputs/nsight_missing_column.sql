@@ -1,0 +1,4 @@
+-- The copies table without its copyKind column.
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,
+  bytes INTEGER, srcKind INTEGER, dstKind INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (1000, 2000, 0, 7, 8, 2, 3);

@@ -1,0 +1,3 @@
+-- A copy of a negative number of bytes.
+CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER, bytes INTEGER, copyKind INTEGER, srcKind INTEGER, dstKind INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (1000, 2000, 0, 7, -8, 1, 2, 3);

@@ -1,0 +1,4 @@
+-- An SQLite database that is not an export of a CUDA run: no CUPTI tables.
+CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE OSRT_API (start INTEGER NOT NULL, end INTEGER NOT NULL, nameId INTEGER NOT NULL);
+INSERT INTO OSRT_API VALUES (1, 2, 3);
