@@ -13,6 +13,7 @@
 
 #include "backend/interp/point.h"
 #include "backend/jit/jit.h"
+#include "frontend/ast.h"
 #include "frontend/mpi_schema.h"
 #include "frontend/suggest.h"
 
@@ -130,6 +131,21 @@ bool read_point(driver::Session& session, const CsvTable& table, const CsvRow& r
       point.words.back() = cell.text;
       continue;
     }
+    if (column.param->is_word()) {  // a word parameter: the cell is one of its words, the value its index
+      const auto& words = column.param->words;
+      auto it = std::find(words.begin(), words.end(), cell.text);
+      if (it == words.end()) {
+        std::string all;
+        for (const auto& w : words) all += (all.empty() ? "" : ", ") + w;
+        diags.error(DiagKind::InvalidSetValue, cell.range,
+                    fmt::format("column {}: `{}` is a word parameter; its value is one of {}{}", column.name,
+                                column.param->name, all, frontend::did_you_mean(cell.text, words)));
+        return false;
+      }
+      point.values.back() = double(it - words.begin());
+      point.words.back() = cell.text;
+      continue;
+    }
     // A plain number is in base units (bytes, seconds, B/s), as `gpmc sweep` writes its columns.
     if (parse_plain_number(cell.text, point.values.back())) continue;
     frontend::FileId fragment =
@@ -224,7 +240,7 @@ bool validate_points(driver::Session& session, const driver::Compiled& base, con
     out.points.push_back(std::move(point));
   }
   bool reshape = std::any_of(out.columns.begin(), out.columns.end(), [&](const Column& c) {
-    return c.word || base.module.shape_slots.count(c.slot) > 0;
+    return c.word || (c.param && c.param->is_word()) || base.module.shape_slots.count(c.slot) > 0;
   });
   if (!(reshape ? predict_reshaped(session, base, table, backend, out)
                 : predict_same_shape(session, base, table, backend, out)))

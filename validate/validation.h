@@ -16,16 +16,16 @@ enum class Backend { Interp, Jit };
 // `comm_model` (whose cells are words, not quantities).
 struct Column {
   std::string name;  // as written in the header
-  bool word = false;
-  const frontend::ParamDecl* param = nullptr;  // parameters only
+  bool word = false;                           // a word-valued setting (comm_model), not a parameter
+  const frontend::ParamDecl* param = nullptr;  // parameters only (a word parameter's value is its word's index)
   int32_t slot = -1;
   frontend::Dim dim;
 };
 
 struct MeasuredPoint {
   uint32_t line = 0;                // in the CSV file, 1-based
-  std::vector<double> values;       // one per column, base units (0 for a word column)
-  std::vector<std::string> words;   // one per column (empty for a parameter column)
+  std::vector<double> values;       // one per column, base units (0 for a word setting, the index for a word param)
+  std::vector<std::string> words;   // one per column: the word of a word setting or word parameter, else empty
   double measured_s = 0, predicted_s = 0;
   double error = 0;  // relative_error(predicted_s, measured_s)
 };

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backend/report/report.h"
+#include "frontend/ast.h"
 #include "frontend/units.h"
 #include "validate/text_table.h"
 
@@ -29,14 +30,16 @@ std::string validation_table(const Validation& v) {
   for (const auto& point : v.points) {
     std::vector<std::string> row{std::to_string(point.line)};
     for (size_t k = 0; k < v.columns.size(); ++k)
-      row.push_back(v.columns[k].word ? point.words[k] : frontend::format_quantity(point.values[k], v.columns[k].dim));
+      row.push_back(!point.words[k].empty() ? point.words[k]
+                                            : frontend::format_quantity(point.values[k], v.columns[k].dim));
     row.push_back(backend::format_seconds(point.measured_s));
     row.push_back(backend::format_seconds(point.predicted_s));
     row.push_back(signed_percent(point.error));
     rows.push_back(std::move(row));
   }
   std::vector<bool> right(header.size(), true);
-  for (size_t k = 0; k < v.columns.size(); ++k) right[k + 1] = v.columns[k].word ? false : true;
+  for (size_t k = 0; k < v.columns.size(); ++k)
+    right[k + 1] = !(v.columns[k].word || (v.columns[k].param && v.columns[k].param->is_word()));
   out += align_columns(rows, right);
   out += fmt::format("\nmeasured total: {}\npredicted total: {}\n", backend::format_seconds(v.errors.measured_total_s),
                      backend::format_seconds(v.errors.predicted_total_s));
@@ -52,14 +55,16 @@ std::string validation_json(const Validation& v) {
   doc["measured_file"] = v.measured_path;
   doc["measured_column"] = v.measured_name;
   ordered_json columns = ordered_json::array();
-  for (const auto& column : v.columns)
-    columns.push_back({{"name", column.name}, {"dimension", column.word ? "word" : frontend::dim_name(column.dim)}});
+  for (const auto& column : v.columns) {
+    bool word = column.word || (column.param && column.param->is_word());
+    columns.push_back({{"name", column.name}, {"dimension", word ? "word" : frontend::dim_name(column.dim)}});
+  }
   doc["columns"] = columns;
   ordered_json points = ordered_json::array();
   for (const auto& point : v.points) {
     ordered_json values = ordered_json::object();
     for (size_t k = 0; k < v.columns.size(); ++k) {
-      if (v.columns[k].word)
+      if (!point.words[k].empty())
         values[v.columns[k].name] = point.words[k];
       else
         values[v.columns[k].name] = point.values[k];
