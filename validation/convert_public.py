@@ -192,7 +192,44 @@ def convert_nccl():
           "bytes,measured_s", rows)
 
 
+# The other collectives of the same file. nccl-tests' `size` is, per rank: the whole output for all_gather (each
+# rank contributes size / 8), the whole send buffer for alltoall (size / 8 to each rank), the buffer for
+# broadcast and reduce (root 0). The out-of-place time is the eighth cell from the end of a row whatever columns
+# (redop, root) the collective prints. reduce_scatter is not converted: gpmc has no reduce-scatter operation.
+NCCL_OTHERS = [  # (log name, nccl-tests binary, csv/app name, what a row's bytes column means, size divisor)
+    ("nccl_allgather.log", "all_gather_perf", "allgather", "each rank's contribution, size / 8; size is the gathered output", 8),
+    ("nccl_alltoall.log", "alltoall_perf", "alltoall", "bytes to each rank, size / 8; size is each rank's send buffer", 8),
+    ("nccl_broadcast.log", "broadcast_perf", "bcast", "the broadcast buffer, size; root 0", 1),
+    ("nccl_reduce.log", "reduce_perf", "reduce", "the reduced buffer, size; root 0", 1),
+]
+
+
+def convert_nccl_others():
+    lines = read(NCCL)
+    for log, binary, name, meaning, divisor in NCCL_OTHERS:
+        start = next(i for i, l in enumerate(lines) if l.startswith(f"===== tests/data/{log}"))
+        rows = []
+        for line in lines[start + 1:]:
+            if line.startswith("====="):
+                break
+            cells = line.split()
+            if len(cells) >= 11 and cells[0].isdigit() and cells[1].isdigit() and int(cells[0]) >= divisor:
+                size = int(cells[0])
+                assert size % divisor == 0
+                rows.append((f"{size // divisor}B", seconds(float(cells[-8]) * 1e-6)))
+        write(f"validation/a100_nccl/{name}.csv",
+              [f"source: shared/validation/{NCCL}",
+               f"  (Microsoft SuperBench test fixture tests/data/{log}, commit 700d6501f110ed17a7016f1b9f2e453926f7b7a1)",
+               "hardware: one node, 8x NVIDIA A100-SXM4-40GB (NVSwitch); node type and NCCL version not printed",
+               f"tool: nccl-tests {binary}, nThread 1 nGpus 8, float, 1 B to 8 GiB by factors of 2,",
+               "  warm-up 5, iters 20: the printed time is the mean per operation",
+               "rows: every line of the table whose size gives at least one byte per rank",
+               f"conversion: bytes = {meaning}; measured_s = out-of-place time (us) x 1e-6"],
+              "bytes,measured_s", rows)
+
+
 if __name__ == "__main__":
     convert_v100()
     convert_rtx()
     convert_nccl()
+    convert_nccl_others()

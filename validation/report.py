@@ -27,6 +27,14 @@ DATASETS = [
      "validation/rtx4090_8x/p2p_disabled_unidirectional.csv", []),
     ("A100 x8, NCCL all-reduce", "machines/dgx_a100.gpm", "validation/a100_nccl/allreduce.gpm",
      "validation/a100_nccl/allreduce.csv", []),
+    ("A100 x8, NCCL all-gather", "machines/dgx_a100.gpm", "validation/a100_nccl/allgather.gpm",
+     "validation/a100_nccl/allgather.csv", []),
+    ("A100 x8, NCCL all-to-all", "machines/dgx_a100.gpm", "validation/a100_nccl/alltoall.gpm",
+     "validation/a100_nccl/alltoall.csv", []),
+    ("A100 x8, NCCL broadcast", "machines/dgx_a100.gpm", "validation/a100_nccl/bcast.gpm",
+     "validation/a100_nccl/bcast.csv", []),
+    ("A100 x8, NCCL reduce", "machines/dgx_a100.gpm", "validation/a100_nccl/reduce.gpm",
+     "validation/a100_nccl/reduce.csv", []),
 ]
 
 # AHEAD section V (Fig. 1 and its text): copies of less than 10 bytes, copies of more than 1 MB, and between.
