@@ -76,6 +76,8 @@ class Session {
   // The same for text already held as `file` (a fragment of a CSV file, so that messages point into it).
   bool constant_value(frontend::FileId file, const std::string& label, const std::string& what, frontend::Dim dim,
                       double& value);
+  // A file the driver writes rather than reads (Loader::add_generated); compile() may then name it.
+  void add_generated_file(const std::string& path, std::string text) { loader_.add_generated(path, std::move(text)); }
   // Evaluates a compiled model with the reference interpreter.
   bool evaluate(const Compiled& compiled, backend::Evaluation& out);
 

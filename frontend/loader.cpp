@@ -102,7 +102,9 @@ const Module* Loader::load(const std::string& display_path, const std::string& k
     return nullptr;
   }
   std::string text;
-  if (!read_source_file(display_path, text, diags_, import_site)) {
+  if (auto generated = generated_.find(display_path); generated != generated_.end()) {
+    text = generated->second;
+  } else if (!read_source_file(display_path, text, diags_, import_site)) {
     failed_.insert(key);
     return nullptr;
   }

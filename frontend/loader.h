@@ -1,5 +1,6 @@
 // loader.h: reads files and follows imports (file's folder, then stdlib/, then --include dirs).
 #pragma once
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -28,6 +29,9 @@ class Loader {
   // Loads a file named on the command line and everything it imports. Returns the module, or null
   // when the file could not be read or parsed.
   const Module* load_root(const std::string& path);
+  // Makes `path` readable with `text` as its content without a file on disk: a model the driver writes for
+  // the user's files (gpmc project's copy between two GPUs of a given machine). Diagnostics show `path`.
+  void add_generated(const std::string& path, std::string text) { generated_[path] = std::move(text); }
   // Every module loaded so far, imports before importers.
   const std::vector<std::unique_ptr<Module>>& modules() const { return modules_; }
 
@@ -42,6 +46,7 @@ class Loader {
   std::vector<std::unique_ptr<Module>> modules_;
   std::vector<std::string> module_keys_;  // canonical path of each module
   std::set<std::string> failed_;          // files that could not be read or parsed (reported once)
+  std::map<std::string, std::string> generated_;  // path as given -> text (add_generated)
   struct Active {
     std::string key;
     SourceRange import_site;

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "backend/interp/point.h"
 #include "driver/pipeline.h"
@@ -14,18 +15,34 @@ namespace gpm::project {
 
 // Prices copies on MACHINE by evaluating stdlib/project/host_copy.gpm or d2d_copy.gpm with it, compiled once per
 // (kind, memory) and then evaluated per size with the interpreter's values-only path. The copy runs on the
-// machine's first GPU, on one stream, exactly as `copy h2d N pinned` in an app evaluated by `gpmc eval`.
+// machine's first GPU, on one stream, exactly as `copy h2d N pinned` in an app evaluated by `gpmc eval`. A peer
+// copy between CUDA devices i and j is `copy p2p N from A to B` where A and B are the machine's i-th and j-th
+// GPUs in declaration order (arrays expanded), in an app written for that pair (`stdlib/project/p2p_copy.gpm`).
 class CopyPricer {
  public:
   CopyPricer(driver::Options options, std::string machine_file);
   ~CopyPricer();
 
+  // What a copy is, apart from its size.
+  struct Shape {
+    CopyKind kind = CopyKind::H2D;
+    HostMemory memory = HostMemory::Pinned;
+    int64_t src_gpu = -1, dst_gpu = -1;  // p2p only
+    auto operator<=>(const Shape&) const = default;
+  };
+  static Shape shape_of(const TraceCopy& copy) { return {copy.kind, copy.memory, copy.src_gpu, copy.dst_gpu}; }
+
   // The predicted time of a copy of `bytes`; false after recording errors (print them with flush_errors).
-  bool price(CopyKind kind, HostMemory memory, double bytes, double& seconds);
+  bool price(const Shape& shape, double bytes, double& seconds);
   // The model's bandwidth for the copy at large sizes: 2^30 B / (T(2^31 B) - T(2^30 B)). Used for the
   // back-of-the-envelope projection (AHEAD section VI-D), which scales measured times by a ratio of bandwidths.
-  bool bandwidth(CopyKind kind, HostMemory memory, double& bytes_per_s);
-  // The machine's name (after the first successful price or bandwidth call), for reports.
+  bool bandwidth(const Shape& shape, double& bytes_per_s);
+  // Compiles the machine alone (with an app that does nothing); false after recording its errors.
+  bool check_machine() {
+    std::vector<std::string>* gpus = nullptr;
+    return gpu_paths(gpus);
+  }
+  // The machine's name (after the first successful call above), for reports.
   const std::string& machine_name() const { return machine_name_; }
   const std::string& machine_file() const { return machine_file_; }
   // Writes the diagnostics of the failed compilation or evaluation.
@@ -35,14 +52,19 @@ class CopyPricer {
   struct Model {
     std::unique_ptr<driver::Compiled> compiled;
     int32_t bytes_slot = -1;
+    driver::Session* session = nullptr;  // the one that compiled it
   };
-  bool model_for(CopyKind kind, HostMemory memory, Model*& out);
+  bool model_for(const Shape& shape, Model*& out);
+  bool gpu_paths(std::vector<std::string>*& out);
 
   driver::Options options_;
   std::string machine_file_, machine_name_;
-  std::unique_ptr<driver::Session> host_session_, device_session_;
+  std::unique_ptr<driver::Session> host_session_, device_session_, gpu_list_session_;
+  std::map<Shape, std::unique_ptr<driver::Session>> peer_sessions_;
   std::unique_ptr<driver::Compiled> host_base_;
-  std::map<std::pair<int, int>, Model> models_;
+  std::map<Shape, Model> models_;
+  std::vector<std::string> gpus_;  // the machine's GPUs in declaration order, once listed
+  bool gpus_listed_ = false;
   driver::Session* failed_ = nullptr;
   backend::PointScratch scratch_;
 };

@@ -18,14 +18,16 @@ const char* size_class_name(double bytes) {
 
 namespace {
 
-using CopyKey = std::tuple<int, int, double>;  // kind, memory, bytes
+using CopyKey = std::tuple<CopyPricer::Shape, double>;  // what the copy is, its size
 
-CopyKey key_of(const TraceCopy& copy) { return {int(copy.kind), int(copy.memory), copy.bytes}; }
+CopyKey key_of(const TraceCopy& copy) { return {CopyPricer::shape_of(copy), copy.bytes}; }
 
 std::string describe(const CopyKey& key) {
-  bool host = std::get<1>(key) != int(HostMemory::None);
-  return fmt::format("{} cop{{}} of {} B{}", copy_kind_name(CopyKind(std::get<0>(key))), std::get<2>(key),
-                     host ? fmt::format(" from {} memory", host_memory_name(HostMemory(std::get<1>(key)))) : "");
+  const CopyPricer::Shape& shape = std::get<0>(key);
+  std::string where = shape.kind == CopyKind::P2P ? fmt::format(" from GPU {} to GPU {}", shape.src_gpu, shape.dst_gpu)
+                      : shape.memory != HostMemory::None ? fmt::format(" from {} memory", host_memory_name(shape.memory))
+                                                         : "";
+  return fmt::format("{} cop{{}} of {} B{}", copy_kind_name(shape.kind), std::get<1>(key), where);
 }
 
 std::string plural(const std::string& pattern, size_t count) {
@@ -103,25 +105,25 @@ bool project_trace(const Trace& from_a, CopyPricer& model_a, CopyPricer& model_b
   for (const auto& kernel : from_a.kernels) out.kernel_count += 1, out.kernel_time_a_s += kernel.duration_s;
   if (from_a.copies.empty()) {
     // Nothing to price: the machines are still compiled, so that their errors show and the report names them.
-    double ignored = 0;
-    if (!model_a.bandwidth(CopyKind::H2D, HostMemory::Pinned, ignored)) return failed = &model_a, false;
-    if (!model_b.bandwidth(CopyKind::H2D, HostMemory::Pinned, ignored)) return failed = &model_b, false;
+    if (!model_a.check_machine()) return failed = &model_a, false;
+    if (!model_b.check_machine()) return failed = &model_b, false;
   }
-  // The bandwidth ratio of each (kind, memory) once, then each copy on both machines.
-  std::map<std::pair<int, int>, double> ratio;
+  // The bandwidth ratio of each shape of copy once (a p2p copy's depends on its two GPUs), then each copy on
+  // both machines.
+  std::map<CopyPricer::Shape, double> ratio;
   for (const auto& copy : from_a.copies) {
     ProjectedCopy p;
     p.copy = &copy;
-    auto kind_key = std::make_pair(int(copy.kind), int(copy.memory));
-    if (!ratio.count(kind_key)) {
+    CopyPricer::Shape shape = CopyPricer::shape_of(copy);
+    if (!ratio.count(shape)) {
       double bw_a = 0, bw_b = 0;
-      if (!model_a.bandwidth(copy.kind, copy.memory, bw_a)) return failed = &model_a, false;
-      if (!model_b.bandwidth(copy.kind, copy.memory, bw_b)) return failed = &model_b, false;
-      ratio[kind_key] = bw_a / bw_b;
+      if (!model_a.bandwidth(shape, bw_a)) return failed = &model_a, false;
+      if (!model_b.bandwidth(shape, bw_b)) return failed = &model_b, false;
+      ratio[shape] = bw_a / bw_b;
     }
-    if (!model_a.price(copy.kind, copy.memory, copy.bytes, p.model_a_s)) return failed = &model_a, false;
-    if (!model_b.price(copy.kind, copy.memory, copy.bytes, p.projected_b_s)) return failed = &model_b, false;
-    p.ratio_b_s = copy.duration_s * ratio[kind_key];
+    if (!model_a.price(shape, copy.bytes, p.model_a_s)) return failed = &model_a, false;
+    if (!model_b.price(shape, copy.bytes, p.projected_b_s)) return failed = &model_b, false;
+    p.ratio_b_s = copy.duration_s * ratio[shape];
     out.copies.push_back(p);
   }
   out.from_machine = model_a.machine_name();

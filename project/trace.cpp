@@ -17,6 +17,7 @@ const char* copy_kind_name(CopyKind kind) {
     case CopyKind::H2D: return "h2d";
     case CopyKind::D2H: return "d2h";
     case CopyKind::D2D: return "d2d";
+    case CopyKind::P2P: return "p2p";
   }
   return "?";
 }

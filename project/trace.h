@@ -11,11 +11,11 @@
 namespace gpm::project {
 
 // The copies gpmc prices (stdlib/project/): host to device and device to host from pinned or pageable memory,
-// and device to device on one GPU.
-enum class CopyKind { H2D, D2H, D2D };
-enum class HostMemory { Pinned, Pageable, None };  // None: a d2d copy
+// device to device on one GPU, and peer to peer between two GPUs.
+enum class CopyKind { H2D, D2H, D2D, P2P };
+enum class HostMemory { Pinned, Pageable, None };  // None: a d2d or p2p copy
 
-const char* copy_kind_name(CopyKind kind);    // "h2d", "d2h", "d2d"
+const char* copy_kind_name(CopyKind kind);    // "h2d", "d2h", "d2d", "p2p"
 const char* host_memory_name(HostMemory mem);  // "pinned", "pageable", "device"
 
 struct TraceCopy {
@@ -23,6 +23,7 @@ struct TraceCopy {
   HostMemory memory = HostMemory::Pinned;
   double bytes = 0;       // a whole number
   int64_t stream = 0;
+  int64_t src_gpu = -1, dst_gpu = -1;  // a p2p copy's CUDA devices (device ordinals), else -1
   double start_s = 0;     // from the trace's own origin
   double duration_s = 0;  // > 0
   std::string where;      // for messages: `trace.csv:12` or `trace.sqlite: CUPTI_ACTIVITY_KIND_MEMCPY row 7`

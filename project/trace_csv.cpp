@@ -28,13 +28,13 @@ struct Columns {
 
 bool resolve_header(const validate::CsvTable& table, frontend::DiagnosticEngine& diags, Columns& out) {
   std::vector<std::string> known = kRequired;
-  known.push_back("name");
+  for (const char* optional : {"name", "src_gpu", "dst_gpu"}) known.push_back(optional);
   for (size_t k = 0; k < table.header.cells.size(); ++k) {
     const auto& cell = table.header.cells[k];
     if (std::find(known.begin(), known.end(), cell.text) == known.end()) {
       diags.error(DiagKind::MalformedCsv, cell.range,
                   fmt::format("unknown trace column `{}`: the columns are kind, bytes, memory, stream, start_s, "
-                              "duration_s and, optionally, name{}",
+                              "duration_s and, optionally, name, src_gpu and dst_gpu{}",
                               cell.text, frontend::did_you_mean(cell.text, known)));
       return false;
     }
@@ -117,12 +117,31 @@ bool read_row(const validate::CsvTable& table, const validate::CsvRow& row, cons
                                    kind.text, memory_cell.text));
     return false;
   }
-  if (kind.text == "p2p") {
-    count_skipped(out.skipped, "p2p", bytes, duration);
-    return true;
-  }
   TraceCopy copy;
-  copy.kind = kind.text == "h2d" ? CopyKind::H2D : kind.text == "d2h" ? CopyKind::D2H : CopyKind::D2D;
+  if (kind.text == "p2p") {
+    // Without the two GPUs a peer copy has no route to price.
+    if (!columns.has("src_gpu") || !columns.has("dst_gpu")) {
+      count_skipped(out.skipped, "p2p (the trace has no src_gpu and dst_gpu columns)", bytes, duration);
+      return true;
+    }
+    double src = 0, dst = 0;
+    if (!read_number(cell("src_gpu"), "src_gpu", "a GPU number (the CUDA device ordinal)", true, 0, false, diags,
+                     src) ||
+        !read_number(cell("dst_gpu"), "dst_gpu", "a GPU number (the CUDA device ordinal)", true, 0, false, diags,
+                     dst))
+      return false;
+    if (src == dst) {
+      diags.error(DiagKind::MalformedTrace, cell("dst_gpu").range,
+                  "a p2p copy goes between two different GPUs; a copy within one GPU is d2d");
+      return false;
+    }
+    copy.src_gpu = int64_t(src);
+    copy.dst_gpu = int64_t(dst);
+  }
+  copy.kind = kind.text == "h2d"   ? CopyKind::H2D
+              : kind.text == "d2h" ? CopyKind::D2H
+              : kind.text == "d2d" ? CopyKind::D2D
+                                   : CopyKind::P2P;
   copy.memory = !host ? HostMemory::None : memory_cell.text == "pinned" ? HostMemory::Pinned : HostMemory::Pageable;
   copy.bytes = bytes;
   copy.stream = int64_t(stream);

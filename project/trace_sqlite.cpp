@@ -144,11 +144,12 @@ class Reader {
 constexpr const char* kMemcpy = "CUPTI_ACTIVITY_KIND_MEMCPY";
 constexpr const char* kKernel = "CUPTI_ACTIVITY_KIND_KERNEL";
 
-bool read_copies(Reader& reader, Trace& out, int64_t origin) {
+// `peers`: the table has srcDeviceId and dstDeviceId, the two GPUs of a peer copy.
+bool read_copies(Reader& reader, bool peers, Trace& out, int64_t origin) {
   Statement statement;
-  if (!reader.prepare(fmt::format("SELECT rowid, start, end, streamId, bytes, copyKind, srcKind, dstKind FROM {} "
+  if (!reader.prepare(fmt::format("SELECT rowid, start, end, streamId, bytes, copyKind, srcKind, dstKind{} FROM {} "
                                   "ORDER BY start, rowid",
-                                  kMemcpy),
+                                  peers ? ", srcDeviceId, dstDeviceId" : "", kMemcpy),
                       statement))
     return false;
   int rc;
@@ -186,6 +187,20 @@ bool read_copies(Reader& reader, Trace& out, int64_t origin) {
     } else if (kind == 8) {
       copy.kind = CopyKind::D2D;
       copy.memory = HostMemory::None;
+    } else if (kind == 10 && !peers) {
+      count_skipped(out.skipped, "p2p (the table has no srcDeviceId and dstDeviceId columns)", double(bytes), seconds);
+      continue;
+    } else if (kind == 10) {
+      copy.kind = CopyKind::P2P;
+      copy.memory = HostMemory::None;
+      if (!reader.integer(statement.get(), 8, kMemcpy, rowid, copy.src_gpu) ||
+          !reader.integer(statement.get(), 9, kMemcpy, rowid, copy.dst_gpu))
+        return false;
+      if (copy.src_gpu < 0 || copy.dst_gpu < 0 || copy.src_gpu == copy.dst_gpu) {
+        reader.error(fmt::format("table {}, row {}: a peer copy from device {} to device {}", kMemcpy, rowid,
+                                 copy.src_gpu, copy.dst_gpu));
+        return false;
+      }
     } else {
       count_skipped(out.skipped, label, double(bytes), seconds);
       continue;
@@ -283,7 +298,8 @@ bool read_nsight_sqlite_trace(const std::string& path, const std::string& what, 
   // Start times are kept relative to the first operation of the trace (Nsight's are ns since its own epoch).
   int64_t origin = 0;
   if (!first_start(reader, has_memcpy, has_kernel, origin)) return false;
-  if (has_memcpy && !read_copies(reader, out, origin)) return false;
+  bool peers = memcpy_columns.count("srcDeviceId") && memcpy_columns.count("dstDeviceId");
+  if (has_memcpy && !read_copies(reader, peers, out, origin)) return false;
   if (has_kernel && !read_kernels(reader, kernel_columns.count("shortName") > 0, out, origin)) return false;
   return true;
 }

@@ -100,7 +100,7 @@ TEST_CASE("project: an Nsight export's copies, with memory kinds from srcKind/ds
   CHECK(r.trace.kernels[0].name == "axpy");
   CHECK(r.trace.kernels[0].start_s == 0);
   REQUIRE(r.trace.skipped.size() == 1);
-  CHECK(r.trace.skipped[0].what == "p2p");
+  CHECK(r.trace.skipped[0].what == "p2p (the table has no srcDeviceId and dstDeviceId columns)");
   CHECK(r.trace.skipped[0].bytes == 256);
 }
 
@@ -197,7 +197,7 @@ TEST_CASE("project: each copy costs exactly what `gpmc eval` gives for the same 
       backend::Evaluation evaluation;
       REQUIRE(session.evaluate(*compiled, evaluation));
       double priced = 0;
-      REQUIRE(pricer.price(c.kind, c.memory, bytes, priced));
+      REQUIRE(pricer.price({c.kind, c.memory}, bytes, priced));
       CHECK(priced == evaluation.total_s);
     }
   }
@@ -208,9 +208,28 @@ TEST_CASE("project: each copy costs exactly what `gpmc eval` gives for the same 
   backend::Evaluation evaluation;
   REQUIRE(session.evaluate(*compiled, evaluation));
   double priced = 0;
-  REQUIRE(pricer.price(project::CopyKind::D2D, project::HostMemory::None, 1048576, priced));
+  REQUIRE(pricer.price({project::CopyKind::D2D, project::HostMemory::None}, 1048576, priced));
   CHECK(priced == evaluation.total_s);
   CHECK(pricer.machine_name() == "v100_pcie");
+}
+
+TEST_CASE("project: a peer copy between devices i and j costs what `copy p2p` between the i-th and j-th GPUs does") {
+  driver::Options options;
+  std::string machine = std::string(GPM_SOURCE_DIR) + "/machines/rtx4090_8x.gpm";
+  project::CopyPricer pricer(options, machine);
+  for (auto [src, dst] : {std::pair<int, int>{0, 1}, {0, 5}, {6, 2}}) {
+    CAPTURE(src);
+    CAPTURE(dst);
+    driver::Session session(options);
+    auto compiled = session.compile(machine, std::string(GPM_SOURCE_DIR) + "/validation/rtx4090_8x/p2p.gpm",
+                                    {{"src", std::to_string(src)}, {"dst", std::to_string(dst)}, {"bytes", "40MB"}});
+    REQUIRE(compiled);
+    backend::Evaluation evaluation;
+    REQUIRE(session.evaluate(*compiled, evaluation));
+    double priced = 0;
+    REQUIRE(pricer.price({project::CopyKind::P2P, project::HostMemory::None, src, dst}, 40e6, priced));
+    CHECK(priced == evaluation.total_s);
+  }
 }
 
 TEST_CASE("project: the bandwidth ratio scales measured times by BW_A / BW_B; matching pairs copies by kind and size") {
