@@ -57,31 +57,46 @@ bool CopyPricer::model_for(const Shape& shape, Model*& out) {
   }
   Model model;
   driver::Session* session = nullptr;
-  if (shape.kind == CopyKind::P2P) {
+  if (shape.kind == CopyKind::P2P || shape.gpu >= 0) {
+    // A copy on given GPUs: an app written for them (the GPUs' paths are the machine's).
     std::vector<std::string>* gpus = nullptr;
     if (!gpu_paths(gpus)) return false;
-    for (int64_t device : {shape.src_gpu, shape.dst_gpu}) {
+    auto devices = shape.kind == CopyKind::P2P ? std::vector<int64_t>{shape.src_gpu, shape.dst_gpu}
+                                               : std::vector<int64_t>{shape.gpu};
+    for (int64_t device : devices) {
       if (device >= 0 && size_t(device) < gpus->size()) continue;
       gpu_list_session_->diags().error(
           DiagKind::IndexOutOfRange, {},
-          fmt::format("the trace has a peer copy with GPU {}, but `{}` has {} GPU{} (numbered 0 to {} in "
-                      "declaration order)",
-                      device, machine_file_, gpus->size(), gpus->size() == 1 ? "" : "s", int64_t(gpus->size()) - 1));
+          fmt::format("the trace has a copy ({}) on GPU {}, but `{}` has {} GPU{} (numbered 0 to {} in declaration "
+                      "order)",
+                      copy_kind_name(shape.kind), device, machine_file_, gpus->size(), gpus->size() == 1 ? "" : "s",
+                      int64_t(gpus->size()) - 1));
       failed_ = gpu_list_session_.get();
       return false;
     }
-    auto& peer_session = peer_sessions_[shape];
-    peer_session = std::make_unique<driver::Session>(options_);
-    session = peer_session.get();
-    std::string path = stdlib_file(options_, fmt::format("p2p_copy_{}_{}.gpm", shape.src_gpu, shape.dst_gpu));
+    auto& own_session = generated_sessions_[shape];
+    own_session = std::make_unique<driver::Session>(options_);
+    session = own_session.get();
+    std::string name, statement, what;
+    if (shape.kind == CopyKind::P2P) {
+      name = fmt::format("p2p_copy_{}_{}.gpm", shape.src_gpu, shape.dst_gpu);
+      statement = fmt::format("copy p2p bytes from {} to {}", (*gpus)[size_t(shape.src_gpu)],
+                              (*gpus)[size_t(shape.dst_gpu)]);
+      what = fmt::format("one peer copy of `bytes` from CUDA device {} to device {}", shape.src_gpu, shape.dst_gpu);
+    } else {
+      name = fmt::format("{}_copy_gpu{}.gpm", copy_kind_name(shape.kind), shape.gpu);
+      statement = shape.kind == CopyKind::D2D
+                      ? fmt::format("copy d2d bytes on {}", (*gpus)[size_t(shape.gpu)])
+                      : fmt::format("copy {} bytes {} on {}", copy_kind_name(shape.kind),
+                                    host_memory_name(shape.memory), (*gpus)[size_t(shape.gpu)]);
+      what = fmt::format("one {} copy of `bytes` on CUDA device {}", copy_kind_name(shape.kind), shape.gpu);
+    }
+    std::string path = stdlib_file(options_, name);
     session->add_generated_file(
-        path, fmt::format("// p2p_copy_{0}_{1}.gpm (written by gpmc project): one peer copy of `bytes` from CUDA "
-                          "device {0} to device {1},\n// the machine's GPUs {0} and {1} in declaration order "
-                          "(AHEAD eq. 10 over the route between them).\n"
-                          "app trace_p2p_copy {{\n  param bytes = 1 B in 0 B .. 1 PiB\n"
-                          "  copy p2p bytes from {2} to {3}\n}}\n",
-                          shape.src_gpu, shape.dst_gpu, (*gpus)[size_t(shape.src_gpu)],
-                          (*gpus)[size_t(shape.dst_gpu)]));
+        path, fmt::format("// {} (written by gpmc project): {}, the machine's GPUs\n// numbered in declaration "
+                          "order (the copy models of stdlib/transfer.gpm, AHEAD eq. 9-10).\n"
+                          "app trace_copy {{\n  param bytes = 1 B in 0 B .. 1 PiB\n  {}\n}}\n",
+                          name, what, statement));
     model.compiled = session->compile(machine_file_, path, {});
   } else if (shape.kind == CopyKind::D2D) {
     device_session_ = std::make_unique<driver::Session>(options_);

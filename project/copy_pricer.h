@@ -15,7 +15,8 @@ namespace gpm::project {
 
 // Prices copies on MACHINE by evaluating stdlib/project/host_copy.gpm or d2d_copy.gpm with it, compiled once per
 // (kind, memory) and then evaluated per size with the interpreter's values-only path. The copy runs on the
-// machine's first GPU, on one stream, exactly as `copy h2d N pinned` in an app evaluated by `gpmc eval`. A peer
+// machine's first GPU, on one stream, exactly as `copy h2d N pinned` in an app evaluated by `gpmc eval`. A copy
+// on CUDA device i is `copy h2d N pinned on G` with G the machine's i-th GPU, in an app written for it. A peer
 // copy between CUDA devices i and j is `copy p2p N from A to B` where A and B are the machine's i-th and j-th
 // GPUs in declaration order (arrays expanded), in an app written for that pair (`stdlib/project/p2p_copy.gpm`).
 class CopyPricer {
@@ -28,9 +29,12 @@ class CopyPricer {
     CopyKind kind = CopyKind::H2D;
     HostMemory memory = HostMemory::Pinned;
     int64_t src_gpu = -1, dst_gpu = -1;  // p2p only
+    int64_t gpu = -1;                    // h2d, d2h, d2d: the GPU; -1: the machine's first
     auto operator<=>(const Shape&) const = default;
   };
-  static Shape shape_of(const TraceCopy& copy) { return {copy.kind, copy.memory, copy.src_gpu, copy.dst_gpu}; }
+  static Shape shape_of(const TraceCopy& copy) {
+    return {copy.kind, copy.memory, copy.src_gpu, copy.dst_gpu, copy.gpu};
+  }
 
   // The predicted time of a copy of `bytes`; false after recording errors (print them with flush_errors).
   bool price(const Shape& shape, double bytes, double& seconds);
@@ -60,7 +64,7 @@ class CopyPricer {
   driver::Options options_;
   std::string machine_file_, machine_name_;
   std::unique_ptr<driver::Session> host_session_, device_session_, gpu_list_session_;
-  std::map<Shape, std::unique_ptr<driver::Session>> peer_sessions_;
+  std::map<Shape, std::unique_ptr<driver::Session>> generated_sessions_;  // copies on given GPUs
   std::unique_ptr<driver::Compiled> host_base_;
   std::map<Shape, Model> models_;
   std::vector<std::string> gpus_;  // the machine's GPUs in declaration order, once listed

@@ -20,7 +20,13 @@ namespace {
 
 using CopyKey = std::tuple<CopyPricer::Shape, double>;  // what the copy is, its size
 
-CopyKey key_of(const TraceCopy& copy) { return {CopyPricer::shape_of(copy), copy.bytes}; }
+// Two traces' copies pair up by kind, memory, size and, for a peer copy, its two GPUs; the GPU of a host or d2d
+// copy is left out, since a trace may not record it.
+CopyKey key_of(const TraceCopy& copy) {
+  CopyPricer::Shape shape = CopyPricer::shape_of(copy);
+  shape.gpu = -1;
+  return {shape, copy.bytes};
+}
 
 std::string describe(const CopyKey& key) {
   const CopyPricer::Shape& shape = std::get<0>(key);

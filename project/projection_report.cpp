@@ -131,6 +131,7 @@ std::string projection_json(const Projection& p) {
                    {"model_a_s", c.model_a_s},
                    {"projected_b_s", c.projected_b_s},
                    {"bandwidth_ratio_b_s", c.ratio_b_s}};
+    if (c.copy->gpu >= 0) j["gpu"] = c.copy->gpu;
     if (c.copy->kind == CopyKind::P2P) {
       j["src_gpu"] = c.copy->src_gpu;
       j["dst_gpu"] = c.copy->dst_gpu;

@@ -23,6 +23,7 @@ struct TraceCopy {
   HostMemory memory = HostMemory::Pinned;
   double bytes = 0;       // a whole number
   int64_t stream = 0;
+  int64_t gpu = -1;                    // an h2d, d2h or d2d copy's CUDA device (ordinal); -1: not recorded
   int64_t src_gpu = -1, dst_gpu = -1;  // a p2p copy's CUDA devices (device ordinals), else -1
   double start_s = 0;     // from the trace's own origin
   double duration_s = 0;  // > 0

@@ -28,13 +28,13 @@ struct Columns {
 
 bool resolve_header(const validate::CsvTable& table, frontend::DiagnosticEngine& diags, Columns& out) {
   std::vector<std::string> known = kRequired;
-  for (const char* optional : {"name", "src_gpu", "dst_gpu"}) known.push_back(optional);
+  for (const char* optional : {"name", "gpu", "src_gpu", "dst_gpu"}) known.push_back(optional);
   for (size_t k = 0; k < table.header.cells.size(); ++k) {
     const auto& cell = table.header.cells[k];
     if (std::find(known.begin(), known.end(), cell.text) == known.end()) {
       diags.error(DiagKind::MalformedCsv, cell.range,
                   fmt::format("unknown trace column `{}`: the columns are kind, bytes, memory, stream, start_s, "
-                              "duration_s and, optionally, name, src_gpu and dst_gpu{}",
+                              "duration_s and, optionally, name, gpu, src_gpu and dst_gpu{}",
                               cell.text, frontend::did_you_mean(cell.text, known)));
       return false;
     }
@@ -137,6 +137,11 @@ bool read_row(const validate::CsvTable& table, const validate::CsvRow& row, cons
     }
     copy.src_gpu = int64_t(src);
     copy.dst_gpu = int64_t(dst);
+  } else if (columns.has("gpu") && !cell("gpu").text.empty()) {
+    double gpu = 0;
+    if (!read_number(cell("gpu"), "gpu", "a GPU number (the CUDA device ordinal)", true, 0, false, diags, gpu))
+      return false;
+    copy.gpu = int64_t(gpu);
   }
   copy.kind = kind.text == "h2d"   ? CopyKind::H2D
               : kind.text == "d2h" ? CopyKind::D2H

@@ -144,12 +144,14 @@ class Reader {
 constexpr const char* kMemcpy = "CUPTI_ACTIVITY_KIND_MEMCPY";
 constexpr const char* kKernel = "CUPTI_ACTIVITY_KIND_KERNEL";
 
-// `peers`: the table has srcDeviceId and dstDeviceId, the two GPUs of a peer copy.
-bool read_copies(Reader& reader, bool peers, Trace& out, int64_t origin) {
+// `peers`: the table has srcDeviceId and dstDeviceId, the two GPUs of a peer copy; `devices`: it has deviceId,
+// the GPU of every other copy.
+bool read_copies(Reader& reader, bool peers, bool devices, Trace& out, int64_t origin) {
   Statement statement;
-  if (!reader.prepare(fmt::format("SELECT rowid, start, end, streamId, bytes, copyKind, srcKind, dstKind{} FROM {} "
+  if (!reader.prepare(fmt::format("SELECT rowid, start, end, streamId, bytes, copyKind, srcKind, dstKind, {}, {} FROM {} "
                                   "ORDER BY start, rowid",
-                                  peers ? ", srcDeviceId, dstDeviceId" : "", kMemcpy),
+                                  peers ? "srcDeviceId, dstDeviceId" : "NULL, NULL", devices ? "deviceId" : "NULL",
+                                  kMemcpy),
                       statement))
     return false;
   int rc;
@@ -204,6 +206,13 @@ bool read_copies(Reader& reader, bool peers, Trace& out, int64_t origin) {
     } else {
       count_skipped(out.skipped, label, double(bytes), seconds);
       continue;
+    }
+    if (devices && copy.kind != CopyKind::P2P) {
+      if (!reader.integer(statement.get(), 10, kMemcpy, rowid, copy.gpu)) return false;
+      if (copy.gpu < 0) {
+        reader.error(fmt::format("table {}, row {}: deviceId is negative ({})", kMemcpy, rowid, copy.gpu));
+        return false;
+      }
     }
     copy.bytes = double(bytes);
     copy.stream = stream;
@@ -299,7 +308,7 @@ bool read_nsight_sqlite_trace(const std::string& path, const std::string& what, 
   int64_t origin = 0;
   if (!first_start(reader, has_memcpy, has_kernel, origin)) return false;
   bool peers = memcpy_columns.count("srcDeviceId") && memcpy_columns.count("dstDeviceId");
-  if (has_memcpy && !read_copies(reader, peers, out, origin)) return false;
+  if (has_memcpy && !read_copies(reader, peers, memcpy_columns.count("deviceId") > 0, out, origin)) return false;
   if (has_kernel && !read_kernels(reader, kernel_columns.count("shortName") > 0, out, origin)) return false;
   return true;
 }

@@ -232,6 +232,23 @@ TEST_CASE("project: a peer copy between devices i and j costs what `copy p2p` be
   }
 }
 
+TEST_CASE("project: a copy on device i costs what the same copy `on` the machine's i-th GPU does") {
+  driver::Options options;
+  std::string machine = std::string(GPM_SOURCE_DIR) + "/tests/golden/project/inputs/two_gpus_nvlink.gpm";
+  std::string app = write_text("on_g1.gpm", "app on_g1 {\n  copy d2h 1 MiB pageable on g[1]\n}\n");
+  driver::Session session(options);
+  auto compiled = session.compile(machine, app, {});
+  REQUIRE(compiled);
+  backend::Evaluation evaluation;
+  REQUIRE(session.evaluate(*compiled, evaluation));
+  project::CopyPricer pricer(options, machine);
+  double on_g1 = 0, first = 0;
+  REQUIRE(pricer.price({project::CopyKind::D2H, project::HostMemory::Pageable, -1, -1, 1}, 1048576, on_g1));
+  REQUIRE(pricer.price({project::CopyKind::D2H, project::HostMemory::Pageable}, 1048576, first));
+  CHECK(on_g1 == evaluation.total_s);
+  CHECK(on_g1 > first);  // g[1]'s host link is half as wide
+}
+
 TEST_CASE("project: the bandwidth ratio scales measured times by BW_A / BW_B; matching pairs copies by kind and size") {
   driver::Options options;
   std::string a = std::string(GPM_SOURCE_DIR) + "/tests/golden/eval/inputs/one_gpu.gpm";
