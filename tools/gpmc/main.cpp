@@ -200,14 +200,14 @@ int main(int argc, char** argv) {
       ->default_val("table");
   add_includes(project);
   project->footer(
-      "Prices every h2d, d2h and d2d copy of the trace with the copy models of A and of B (AHEAD eq. 9-10, as\n"
-      "gpmc eval does), and reports the time on A, A's model of it, the projection on B and the bandwidth-ratio\n"
-      "estimate (AHEAD section VI-D), by size class (under 10 B, 10 B to 1 MB, over 1 MB) and by kind. Kernels\n"
-      "are counted, not projected. Peer-to-peer copies and copies of arrays or managed memory are listed as not\n"
-      "projected.\n"
+      "Prices every h2d, d2h, d2d and p2p copy of the trace with the copy models of A and of B (AHEAD eq. 9-10,\n"
+      "as gpmc eval does; CUDA device i is the machine's i-th GPU in declaration order), and reports the time on\n"
+      "A, A's model of it, the projection on B and the bandwidth-ratio estimate (AHEAD section VI-D), by size\n"
+      "class (under 10 B, 10 B to 1 MB, over 1 MB) and by kind. Kernels are counted, not projected; copies of\n"
+      "arrays or managed memory are listed as not projected.\n"
       "Example:\n"
-      "  gpmc project --trace traces/v100_bandwidthtest_h2d.csv --from machines/v100_pcie.gpm \\\n"
-      "      --to machines/dgx_a100.gpm\n"
+      "  gpmc project --trace traces/v100_pcie_bandwidthtest.csv --from machines/v100_pcie.gpm \\\n"
+      "      --to machines/summit.gpm\n"
       "Exit status: 0 on success, 1 on any error in the models or the traces. Described in docs/output.md.");
 
   // CLI11 reports an unknown first word as a missing subcommand; name it instead.
