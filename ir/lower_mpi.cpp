@@ -48,6 +48,7 @@ mpi::Algorithm algorithm_of(const std::string& word) {
   if (word == "ring") return mpi::Algorithm::Ring;
   if (word == "rabenseifner") return mpi::Algorithm::Rabenseifner;
   if (word == "pairwise") return mpi::Algorithm::Pairwise;
+  if (word == "scatter_allgather") return mpi::Algorithm::ScatterAllgather;
   return mpi::Algorithm::Dissemination;
 }
 

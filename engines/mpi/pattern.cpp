@@ -248,6 +248,7 @@ const char* algorithm_name(Algorithm a) {
     case Algorithm::Ring: return "ring";
     case Algorithm::Rabenseifner: return "rabenseifner";
     case Algorithm::Pairwise: return "pairwise";
+    case Algorithm::ScatterAllgather: return "scatter_allgather";
     default: return "dissemination";
   }
 }
@@ -268,8 +269,8 @@ bool algorithm_allowed(Collective c, Algorithm a) {
     case Collective::Allreduce:
       return a == Algorithm::BinomialTree || a == Algorithm::RecursiveDoubling || a == Algorithm::Ring ||
              a == Algorithm::Rabenseifner;
-    case Collective::Reduce:
-    case Collective::Bcast: return a == Algorithm::BinomialTree;
+    case Collective::Reduce: return a == Algorithm::BinomialTree || a == Algorithm::Rabenseifner;
+    case Collective::Bcast: return a == Algorithm::BinomialTree || a == Algorithm::ScatterAllgather;
     case Collective::Allgather: return a == Algorithm::Ring || a == Algorithm::RecursiveDoubling;
     case Collective::Alltoall: return a == Algorithm::Pairwise;
     default: return a == Algorithm::Dissemination;
@@ -318,8 +319,43 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a)
                                         [&](int64_t r) { return (r + d) % p; }));
       }
       break;
-    case Collective::Bcast: bcast_rounds("binomial bcast"); break;
-    case Collective::Reduce: reduce_rounds("binomial reduce"); break;
+    case Collective::Bcast:
+      if (a == Algorithm::ScatterAllgather) {
+        // Long-message broadcast (van de Geijn; Thakur, Rabenseifner and Gropp 2005, section 4.1): a binomial
+        // scatter from rank 0, where a rank r with r mod 2d = 0 hands r + d the share of ranks r + d .. r + 2d - 1
+        // (those below p), then a ring allgather, p - 1 steps of n / p: (log p + p - 1) alpha + 2 (p - 1) / p n beta.
+        // A step's messages are priced at its largest share (they differ only when p is not a power of two).
+        for (int i = 0; i < steps; ++i) {
+          int64_t d = int64_t(1) << (steps - 1 - i), largest = 0;
+          for (int64_t r = 0; r + d < p; r += 2 * d) largest = std::max(largest, std::min(d, p - r - d));
+          out.push_back(one_message_round(l, double(largest) / double(p), 1, fmt::format("scatter step {}", i + 1),
+                                          [&](int64_t r) { return r % (2 * d) == 0 && r + d < p ? r + d : -1; }));
+        }
+        ring(1.0 / double(p), double(p - 1), "allgather ring step");
+      } else {
+        bcast_rounds("binomial bcast");
+      }
+      break;
+    case Collective::Reduce:
+      if (a == Algorithm::Rabenseifner) {
+        // Rabenseifner's reduce (Thakur, Rabenseifner and Gropp 2005, section 4.4): fold in, reduce-scatter by
+        // recursive halving, then a binomial gather of the reduced pieces to rank 0:
+        // 2 log p alpha + 2 (p - 1) / p n beta.
+        fold_in(1);
+        for (int i = 0; i < lg; ++i) {
+          int64_t d = pp >> (i + 1);
+          out.push_back(one_message_round(l, double(d) / double(pp), 1, fmt::format("reduce-scatter step {}", i + 1),
+                                          [&](int64_t r) { return r < pp ? r ^ d : -1; }));
+        }
+        for (int i = 0; i < lg; ++i) {
+          int64_t d = int64_t(1) << i;
+          out.push_back(one_message_round(l, double(d) / double(pp), 1, fmt::format("gather step {}", i + 1),
+                                          [&](int64_t r) { return r < pp && r % (2 * d) == d ? r - d : -1; }));
+        }
+      } else {
+        reduce_rounds("binomial reduce");
+      }
+      break;
     case Collective::Allreduce:
       if (a == Algorithm::BinomialTree) {
         reduce_rounds("binomial reduce");

@@ -85,7 +85,7 @@ struct Round {
 };
 
 enum class Collective { Allreduce, Reduce, Bcast, Allgather, Alltoall, Barrier };
-enum class Algorithm { BinomialTree, RecursiveDoubling, Ring, Rabenseifner, Pairwise, Dissemination };
+enum class Algorithm { BinomialTree, RecursiveDoubling, Ring, Rabenseifner, Pairwise, Dissemination, ScatterAllgather };
 
 const char* collective_name(Collective c);
 const char* algorithm_name(Algorithm a);

@@ -244,6 +244,34 @@ TEST_CASE("collectives: step counts of each algorithm") {
   CHECK(a2a[0].stats.k_inter == 4 * 12);
 }
 
+TEST_CASE("collectives: the long-message bcast and reduce move 2 (p - 1) / p of the buffer (Thakur et al. 2005)") {
+  auto moved = [](const std::vector<Round>& rounds) {
+    double sum = 0;
+    for (const auto& r : rounds) sum += r.size_factor * r.repeat;
+    return sum;
+  };
+  Layout l = make_layout(16, 4, 2, Mapping{});
+  auto bcast = collective_rounds(l, Collective::Bcast, Algorithm::ScatterAllgather);
+  REQUIRE(bcast.size() == 5);  // 4 scatter steps, then the ring's 15 steps as one repeated round
+  CHECK(bcast[0].size_factor == doctest::Approx(0.5));
+  CHECK(bcast[3].size_factor == doctest::Approx(1.0 / 16));
+  CHECK(bcast[4].repeat == 15);
+  CHECK(moved(bcast) == doctest::Approx(2.0 * 15 / 16));
+  CHECK(bcast[0].stats.messages == 1);  // rank 0 -> 8
+  auto reduce = collective_rounds(l, Collective::Reduce, Algorithm::Rabenseifner);
+  REQUIRE(reduce.size() == 8);  // 4 halving steps, 4 gather steps
+  CHECK(moved(reduce) == doctest::Approx(2.0 * 15 / 16));
+  CHECK(reduce[7].stats.messages == 1);  // the last gather step: 8 -> 0
+  // Six ranks: the scatter's first step hands ranks 4 and 5 their share (2/6), not 4/6.
+  Layout six = make_layout(6, 2, 1, Mapping{});
+  auto bcast6 = collective_rounds(six, Collective::Bcast, Algorithm::ScatterAllgather);
+  REQUIRE(bcast6.size() == 4);
+  CHECK(bcast6[0].size_factor == doctest::Approx(2.0 / 6));
+  CHECK(bcast6[2].size_factor == doctest::Approx(1.0 / 6));
+  CHECK(algorithm_allowed(Collective::Bcast, Algorithm::ScatterAllgather));
+  CHECK_FALSE(algorithm_allowed(Collective::Reduce, Algorithm::ScatterAllgather));
+}
+
 TEST_CASE("the halo engine orders postal < K-model < max-rate when nodes share their messages") {
   Choice c;
   auto in = summit_internode_rendezvous(c);
