@@ -14,7 +14,7 @@ const Dim kCount = Dim::count();
 const char* kModels = "postal|maxrate|kmodel";
 const char* kTransports = "host|staged|gpudirect";
 
-std::vector<MpiAttrSpec> collective(const char* algorithms, bool has_bytes) {
+std::vector<MpiAttrSpec> collective(const char* algorithms, bool has_bytes, bool has_segment = false) {
   std::vector<MpiAttrSpec> v = {
       {K::Quantity, "ranks", kCount, "", "ranks taking part (default: one node's ranks)"},
       {K::Keyword, "algorithm", {}, algorithms, "the algorithm (docs/models.md lists the defaults)"},
@@ -22,6 +22,8 @@ std::vector<MpiAttrSpec> collective(const char* algorithms, bool has_bytes) {
       {K::Keyword, "transport", {}, kTransports, "where the buffers live (default: host)"},
   };
   if (has_bytes) v.push_back({K::Quantity, "bytes", kBytes, "", "bytes of the operation (per rank)"});
+  if (has_segment)
+    v.push_back({K::Quantity, "segment", kBytes, "", "algorithm = pipeline: bytes per segment (default: the fastest)"});
   return v;
 }
 
@@ -59,8 +61,8 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
         {K::Keyword, "model", {}, kModels, "the point-to-point model (default: the machine's)"},
         {K::Keyword, "transport", {}, kTransports, "where the buffers live (default: host)"}}},
       {"allreduce", collective("recursive_doubling|ring|rabenseifner|binomial_tree", true)},
-      {"reduce", collective("binomial_tree|rabenseifner", true)},
-      {"bcast", collective("binomial_tree|scatter_allgather", true)},
+      {"reduce", collective("binomial_tree|rabenseifner|pipeline", true, true)},
+      {"bcast", collective("binomial_tree|scatter_allgather|pipeline", true, true)},
       {"allgather", collective("ring|recursive_doubling", true)},
       {"alltoall", collective("pairwise", true)},
       {"barrier", collective("dissemination", false)},

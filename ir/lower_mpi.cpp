@@ -49,6 +49,7 @@ mpi::Algorithm algorithm_of(const std::string& word) {
   if (word == "rabenseifner") return mpi::Algorithm::Rabenseifner;
   if (word == "pairwise") return mpi::Algorithm::Pairwise;
   if (word == "scatter_allgather") return mpi::Algorithm::ScatterAllgather;
+  if (word == "pipeline") return mpi::Algorithm::Pipeline;
   return mpi::Algorithm::Dissemination;
 }
 
@@ -340,6 +341,23 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     if (const Attr* a = find_attr(s.attrs, "algorithm")) alg = algorithm_of(a->value->name);
     inputs.push_back(c == mpi::Collective::Barrier ? b_.constant(0, Dim::byte(), s.range)
                                                    : bytes("bytes", true, "the bytes of the operation"));
+    // A pipeline's segment size; 0 lets the engine choose the segment count that gives the least time.
+    const Attr* segment = find_attr(s.attrs, "segment");
+    if (segment && alg != mpi::Algorithm::Pipeline) {
+      diags_.error(DiagKind::ConflictingAttributes, segment->name_range,
+                   fmt::format("`segment` sizes the segments of a pipelined {}, not of algorithm `{}`", s.name,
+                               mpi::algorithm_name(alg)));
+      if (const Attr* a = find_attr(s.attrs, "algorithm"))
+        diags_.note(a->value->range, "the algorithm is chosen here (`algorithm = pipeline` takes a segment)");
+      return failed;
+    }
+    if (segment) {
+      ValueId v = lower_expr(*segment->value);
+      add_check(CheckKind::Positive, v, segment->value->range, fmt::format("`segment` of `mpi {}`", s.name));
+      inputs.push_back(v);
+    } else {
+      inputs.push_back(b_.constant(0, Dim::byte(), s.range));
+    }
     engine = mpi::CommEngine::collective(choice, layout, c, alg);
     title = fmt::format("mpi {} ({}, {} ranks)", s.name, mpi::algorithm_name(alg), *ranks);
   }

@@ -1,6 +1,7 @@
 // mpi_engine.cpp: the communication engine: time, terms and the detail report of a halo or a collective.
 #include "engines/mpi/mpi_engine.h"
 
+#include <cmath>
 #include <fmt/format.h>
 
 namespace gpm::mpi {
@@ -43,12 +44,44 @@ std::vector<double> CommEngine::sizes_of(const Round& round, std::span<const dou
   return {sizes[0] * round.size_factor, 0, 0};
 }
 
+// A pipelined round (a segmented chain, pattern.cpp) of h hops sends n bytes as S segments of n / S in h + S - 1
+// steps. With a `segment` size, S = ceil(n / segment); without one, S is the power of two (1, 2, 4, .. up to
+// one byte per segment) that gives the least time, as a tuned library would choose its segment size; the first
+// such S wins a tie, so the choice is deterministic.
+CommEngine::RoundCost CommEngine::cost_of(const Round& round, std::span<const double> inputs) const {
+  RoundCost c;
+  c.sizes = sizes_of(round, inputs);
+  c.repeat = round.repeat;
+  if (round.pipeline_hops <= 0) {
+    c.pattern = pattern_time(round.stats, choice_, inputs, c.sizes);
+    return c;
+  }
+  const double n = c.sizes[0], segment = inputs[size_t(in::kMachineInputs) + 1];
+  auto price = [&](double segments) {
+    RoundCost t;
+    t.segments = segments;
+    t.repeat = double(round.pipeline_hops) + segments - 1;
+    t.sizes = {n / segments, 0, 0};
+    t.pattern = pattern_time(round.stats, choice_, inputs, t.sizes);
+    return t;
+  };
+  if (n <= 0) return price(1);
+  if (segment > 0) return price(std::max(1.0, std::ceil(n / segment)));
+  RoundCost best = price(1);
+  for (double segments = 2; segments <= n && segments <= 0x1p40 && best.pattern.error.empty(); segments *= 2) {
+    RoundCost t = price(segments);
+    if (!t.pattern.error.empty()) return t;
+    if (t.repeat * t.pattern.time_s < best.repeat * best.pattern.time_s) best = std::move(t);
+  }
+  return best;
+}
+
 double CommEngine::time(std::span<const double> inputs) const {
   double t = 0;
   for (const Round& round : rounds_) {
-    PatternTime pt = pattern_time(round.stats, choice_, inputs, sizes_of(round, inputs));
-    if (!pt.error.empty()) return NAN;
-    t += round.repeat * pt.time_s;
+    RoundCost c = cost_of(round, inputs);
+    if (!c.pattern.error.empty()) return NAN;
+    t += c.repeat * c.pattern.time_s;
   }
   return t;
 }
@@ -79,22 +112,29 @@ ir::EngineResult CommEngine::run(std::span<const double> inputs) const {
   auto rounds = nlohmann::ordered_json::array();
   double total = 0;
   bool fell_back = false;
-  double k_inter_node = 0, k_off_leaf = 0;
+  double k_inter_node = 0, k_off_leaf = 0, steps = 0, segments = 0;
   for (const Round& round : rounds_) {
-    auto sizes = sizes_of(round, inputs);
-    PatternTime pt = pattern_time(round.stats, choice_, inputs, sizes);
+    RoundCost cost = cost_of(round, inputs);
+    const PatternTime& pt = cost.pattern;
+    const std::vector<double>& sizes = cost.sizes;
     if (!pt.error.empty()) {
       r.error = pt.error;
       r.time_s = NAN;
       return r;
     }
-    total += round.repeat * pt.time_s;
+    total += cost.repeat * pt.time_s;
+    steps += cost.repeat;
+    if (round.pipeline_hops > 0) segments = cost.segments;
     fell_back = fell_back || pt.fell_back;
     k_inter_node = std::max(k_inter_node, pt.k_used[int(Locality::InterNode)]);
     k_off_leaf = std::max(k_off_leaf, pt.k_used[kOffLeaf]);
     nlohmann::ordered_json j;
     j["step"] = round.what;
-    j["repeat"] = round.repeat;
+    j["repeat"] = cost.repeat;
+    if (round.pipeline_hops > 0) {
+      j["hops"] = round.pipeline_hops;
+      j["segments"] = cost.segments;
+    }
     j["K_inter"] = round.stats.k_inter;
     j["K_total"] = round.stats.k_total;
     j["k_prime"] = round.stats.k_prime;
@@ -131,7 +171,8 @@ ir::EngineResult CommEngine::run(std::span<const double> inputs) const {
       r.terms.push_back({"K_inter", double(s.k_inter), frontend::Dim::count()});
       r.terms.push_back({"K_total", double(s.k_total), frontend::Dim::count()});
     } else {
-      r.terms.push_back({"steps", double(rounds_.size()), frontend::Dim::count()});
+      r.terms.push_back({"steps", steps, frontend::Dim::count()});
+      if (segments > 0) r.terms.push_back({"segments", segments, frontend::Dim::count()});
     }
   }
   if (choice_.model != CommModel::Postal) r.terms.push_back({"k (inter-node)", k_inter_node, frontend::Dim::count()});
@@ -148,7 +189,8 @@ std::string CommEngine::describe() const {
     s += fmt::format("; fat tree of {} nodes per leaf, {} levels ({} leaves used)", choice_.tree.nodes_per_leaf,
                      choice_.tree.levels, leaves_);
   for (const Round& r : rounds_) {
-    s += fmt::format("\n{} x{}: K_inter {} K_total {} k' {}", r.what, r.repeat, r.stats.k_inter, r.stats.k_total,
+    std::string repeat = r.pipeline_hops > 0 ? fmt::format("({} + S - 1)", r.pipeline_hops) : fmt::format("{}", r.repeat);
+    s += fmt::format("\n{} x{}: K_inter {} K_total {} k' {}", r.what, repeat, r.stats.k_inter, r.stats.k_total,
                      r.stats.k_prime);
     if (choice_.tree.present)
       s += fmt::format(" K_off_leaf {} K_leaf_total {} k_leaf {}", r.stats.k_offleaf, r.stats.k_leaf_total,

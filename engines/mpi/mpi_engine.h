@@ -11,7 +11,8 @@
 namespace gpm::mpi {
 
 // Inputs: the machine's values (p2p.h, namespace `in`, kMachineInputs of them), then the operation's sizes:
-// face, edge and corner bytes for a halo; the operation's bytes for a collective.
+// face, edge and corner bytes for a halo; the operation's bytes and its pipeline segment (0: the segment count
+// that gives the least time) for a collective.
 class CommEngine : public ir::Engine {
  public:
   // A halo exchange: one pattern, three message sizes.
@@ -24,12 +25,20 @@ class CommEngine : public ir::Engine {
   ir::EngineResult run(std::span<const double> inputs) const override;
   std::string describe() const override;
   // How many size inputs follow the machine's values.
-  int size_inputs() const { return halo_ ? kSizeKinds : 1; }
+  int size_inputs() const { return halo_ ? kSizeKinds : 2; }
   const std::vector<Round>& rounds() const { return rounds_; }
 
  private:
   CommEngine() = default;
   std::vector<double> sizes_of(const Round& round, std::span<const double> inputs) const;
+  // A round priced: its pattern time, how often it repeats, its message sizes and, when pipelined, its segments.
+  struct RoundCost {
+    PatternTime pattern;
+    double repeat = 1;
+    std::vector<double> sizes;
+    double segments = 0;
+  };
+  RoundCost cost_of(const Round& round, std::span<const double> inputs) const;
 
   Choice choice_;
   bool halo_ = false;

@@ -249,6 +249,7 @@ const char* algorithm_name(Algorithm a) {
     case Algorithm::Rabenseifner: return "rabenseifner";
     case Algorithm::Pairwise: return "pairwise";
     case Algorithm::ScatterAllgather: return "scatter_allgather";
+    case Algorithm::Pipeline: return "pipeline";
     default: return "dissemination";
   }
 }
@@ -269,8 +270,10 @@ bool algorithm_allowed(Collective c, Algorithm a) {
     case Collective::Allreduce:
       return a == Algorithm::BinomialTree || a == Algorithm::RecursiveDoubling || a == Algorithm::Ring ||
              a == Algorithm::Rabenseifner;
-    case Collective::Reduce: return a == Algorithm::BinomialTree || a == Algorithm::Rabenseifner;
-    case Collective::Bcast: return a == Algorithm::BinomialTree || a == Algorithm::ScatterAllgather;
+    case Collective::Reduce:
+      return a == Algorithm::BinomialTree || a == Algorithm::Rabenseifner || a == Algorithm::Pipeline;
+    case Collective::Bcast:
+      return a == Algorithm::BinomialTree || a == Algorithm::ScatterAllgather || a == Algorithm::Pipeline;
     case Collective::Allgather: return a == Algorithm::Ring || a == Algorithm::RecursiveDoubling;
     case Collective::Alltoall: return a == Algorithm::Pairwise;
     default: return a == Algorithm::Dissemination;
@@ -311,6 +314,18 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a)
   auto ring = [&](double size, double repeat, const char* what) {
     out.push_back(one_message_round(l, size, repeat, what, [&](int64_t r) { return (r + 1) % p; }));
   };
+  // Pipelined (segmented) chain, the "pipeline" broadcast of Pjesivac-Grbovic, Angskun, Bosilca, Fagg, Gabriel and
+  // Dongarra, "Performance analysis of MPI collective operations", Cluster Computing 10(2), 2007, whose Hockney
+  // time is (p + S - 2)(alpha + beta n / S): ranks 0 .. p - 1 in a line, each of S segments handed one hop per
+  // step, every rank forwarding one segment while it receives the next. The reduce runs the same chain towards
+  // rank 0. The step's repeat and message size follow from S at run time (CommEngine).
+  auto chain = [&](bool towards_root, const char* what) {
+    Round round = one_message_round(l, 1, 1, what, [&](int64_t r) {
+      return towards_root ? (r > 0 ? r - 1 : -1) : (r + 1 < p ? r + 1 : -1);
+    });
+    round.pipeline_hops = p - 1;
+    out.push_back(std::move(round));
+  };
   switch (c) {
     case Collective::Barrier:
       for (int i = 0; i < steps; ++i) {
@@ -332,6 +347,8 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a)
                                           [&](int64_t r) { return r % (2 * d) == 0 && r + d < p ? r + d : -1; }));
         }
         ring(1.0 / double(p), double(p - 1), "allgather ring step");
+      } else if (a == Algorithm::Pipeline) {
+        chain(false, "pipelined chain step");
       } else {
         bcast_rounds("binomial bcast");
       }
@@ -352,6 +369,8 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a)
           out.push_back(one_message_round(l, double(d) / double(pp), 1, fmt::format("gather step {}", i + 1),
                                           [&](int64_t r) { return r < pp && r % (2 * d) == d ? r - d : -1; }));
         }
+      } else if (a == Algorithm::Pipeline) {
+        chain(true, "pipelined chain step");
       } else {
         reduce_rounds("binomial reduce");
       }

@@ -76,16 +76,28 @@ struct PatternStats {
 PatternStats halo_pattern(const Layout& layout, const Grid& grid, std::string& error);
 
 // One step of a collective: the pattern, its message size as a fraction of the operation's size, and how many
-// times the step repeats identically.
+// times the step repeats identically. A pipelined step (pipeline_hops > 0) is the steady state of a segmented
+// chain of that many hops: the operation's bytes split into S segments, the step repeats hops + S - 1 times with
+// messages of n / S, S chosen when the engine runs (CommEngine, the `segment` input).
 struct Round {
   PatternStats stats;
   double size_factor = 1;
   double repeat = 1;
   std::string what;
+  int64_t pipeline_hops = 0;
 };
 
 enum class Collective { Allreduce, Reduce, Bcast, Allgather, Alltoall, Barrier };
-enum class Algorithm { BinomialTree, RecursiveDoubling, Ring, Rabenseifner, Pairwise, Dissemination, ScatterAllgather };
+enum class Algorithm {
+  BinomialTree,
+  RecursiveDoubling,
+  Ring,
+  Rabenseifner,
+  Pairwise,
+  Dissemination,
+  ScatterAllgather,
+  Pipeline
+};
 
 const char* collective_name(Collective c);
 const char* algorithm_name(Algorithm a);

@@ -272,6 +272,48 @@ TEST_CASE("collectives: the long-message bcast and reduce move 2 (p - 1) / p of 
   CHECK_FALSE(algorithm_allowed(Collective::Reduce, Algorithm::ScatterAllgather));
 }
 
+TEST_CASE("collectives: a pipelined chain takes p + S - 2 steps of n / S, S the fastest power of two") {
+  // Summit's inter-node rendezvous postal fit only (7.59 us, 8.70e-11 s/B), one rank per node, so every hop of
+  // the chain is inter-node: T(S) = (p + S - 2)(alpha + beta n / S) (Pjesivac-Grbovic et al. 2007).
+  Choice c;
+  c.model = CommModel::Postal;
+  auto in = summit_internode_rendezvous(c);
+  const double alpha = 7.59e-6, beta = 8.70e-11, n = 64.0 * 1024 * 1024;
+  const int64_t p = 8;
+  in[size_t(in::kMachineInputs)] = n;
+  Layout l = make_layout(p, 1, 1, Mapping{});
+  for (Collective op : {Collective::Bcast, Collective::Reduce}) {
+    CHECK(algorithm_allowed(op, Algorithm::Pipeline));
+    auto rounds = collective_rounds(l, op, Algorithm::Pipeline);
+    REQUIRE(rounds.size() == 1);
+    CHECK(rounds[0].pipeline_hops == p - 1);
+    CHECK(rounds[0].stats.messages == p - 1);
+    auto e = CommEngine::collective(c, l, op, Algorithm::Pipeline);
+    auto hockney = [&](double s) { return (double(p) + s - 2) * (alpha + beta * n / s); };
+    // A given segment: 1 MiB -> S = 64.
+    in[size_t(in::kMachineInputs) + 1] = 1024.0 * 1024;
+    CHECK(e->time(in) == doctest::Approx(hockney(64)));
+    // A segment that does not divide the buffer rounds the count up: 3 MB -> S = ceil(22.4) = 23.
+    in[size_t(in::kMachineInputs) + 1] = 3e6;
+    CHECK(e->time(in) == doctest::Approx(hockney(23)));
+    // No segment: the best power of two, here near the continuous optimum sqrt((p - 2) beta n / alpha) = 68.
+    in[size_t(in::kMachineInputs) + 1] = 0;
+    double best = hockney(1), best_s = 1;
+    for (double s = 2; s <= n; s *= 2)
+      if (hockney(s) < best) best = hockney(s), best_s = s;
+    CHECK(best_s == 64);
+    auto r = e->run(in);
+    REQUIRE(r.error.empty());
+    CHECK(r.time_s == doctest::Approx(best));
+    CHECK(r.time_s == e->time(in));
+    CHECK(r.detail["rounds"][0]["segments"] == 64.0);
+    CHECK(r.detail["rounds"][0]["repeat"] == double(p - 1 + 64 - 1));
+    // Pipelining beats the binomial tree's 3 full-size steps at this size.
+    CHECK(r.time_s < CommEngine::collective(c, l, op, Algorithm::BinomialTree)->time(in));
+  }
+  CHECK_FALSE(algorithm_allowed(Collective::Allreduce, Algorithm::Pipeline));
+}
+
 TEST_CASE("the halo engine orders postal < K-model < max-rate when nodes share their messages") {
   Choice c;
   auto in = summit_internode_rendezvous(c);
