@@ -108,10 +108,14 @@ struct FnDecl : Decl {
   ExprPtr body;
 };
 
+struct ParamDecl;
+
 struct Attr {
   std::string name;
   SourceRange name_range;
   ExprPtr value;
+  // A keyword attribute (`algorithm = alg`) whose value names a word parameter: set by sema, read by lowering.
+  const ParamDecl* word_param = nullptr;
 };
 
 struct TypeDecl : Decl {

@@ -82,7 +82,7 @@ class Sema {
   void check_mpi_section(const MachineDecl& machine);
   void check_network_section(const MachineDecl& machine);
   void check_mpi_stmt(Stmt& stmt, const Scope& scope);
-  void check_mpi_attrs(const std::vector<Attr>& attrs, const std::string& owner, const Scope& scope);
+  void check_mpi_attrs(std::vector<Attr>& attrs, const std::string& owner, const Scope& scope);
 
   // Expressions (sema_expr.cpp).
   Type check_expr(Expr& expr, const Scope& scope);

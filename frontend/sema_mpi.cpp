@@ -21,10 +21,12 @@ std::string join(const std::vector<std::string>& words) {
 }  // namespace
 
 // Attributes of an MPI section or operation: quantities of their dimension, truth values, or keywords. A keyword
-// attribute takes a bare word (`algorithm = ring`); `mapping` also takes `block(b)` and `explicit(n0, n1, ...)`.
-void Sema::check_mpi_attrs(const std::vector<Attr>& attrs, const std::string& owner, const Scope& scope) {
+// attribute takes a bare word (`algorithm = ring`) or a word parameter whose words it all takes (`algorithm = alg`
+// with `param alg = ring in {ring, rabenseifner}`, noted in the attribute for lowering); `mapping` also takes
+// `block(b)` and `explicit(n0, n1, ...)`.
+void Sema::check_mpi_attrs(std::vector<Attr>& attrs, const std::string& owner, const Scope& scope) {
   for (size_t i = 0; i < attrs.size(); ++i) {
-    const Attr& attr = attrs[i];
+    Attr& attr = attrs[i];
     for (size_t k = 0; k < i; ++k)
       if (attrs[k].name == attr.name) {
         diags_.error(DiagKind::DuplicateDefinition, attr.name_range, fmt::format("attribute `{}` is set twice", attr.name));
@@ -74,7 +76,10 @@ void Sema::check_mpi_attrs(const std::vector<Attr>& attrs, const std::string& ow
         bool word = value.kind == ExprKind::Name && !value.parenthesized;
         bool known = false;
         for (const auto& w : words) known = known || (word && w == value.name);
-        if (!known) {
+        const Decl* named = !known && word ? lookup(value.name, scope) : nullptr;
+        if (named && (named->kind == DeclKind::Param || named->kind == DeclKind::Let)) {
+          resolve_word(value.name, value.range, words, attr.name, scope, attr.word_param);
+        } else if (!known) {
           std::string hint = word ? did_you_mean(value.name, words) : "";
           diags_.error(DiagKind::InvalidKeyword, value.range,
                        fmt::format("`{}` must be one of {}{}{}", attr.name, join(words),
@@ -93,7 +98,7 @@ void Sema::check_mpi_section(const MachineDecl& machine) {
     diags_.error(DiagKind::DuplicateDefinition, machine.mpi[i]->range, "a machine has one `mpi` section");
   if (machine.mpi.empty()) return;
   const MpiDecl& section = *machine.mpi[0];
-  check_mpi_attrs(section.attrs, "section", scope);
+  check_mpi_attrs(const_cast<MpiDecl&>(section).attrs, "section", scope);  // sema notes word parameters in the AST
   const std::vector<std::string> localities = {"intra_socket", "inter_socket", "inter_node"};
   const std::vector<std::string> protocols = {"short", "eager", "rendezvous"};
   std::map<std::string, SourceRange> seen;
@@ -157,7 +162,7 @@ void Sema::check_network_section(const MachineDecl& machine) {
     diags_.error(DiagKind::DuplicateDefinition, machine.networks[i]->range, "a machine has one `network` section");
   if (machine.networks.empty()) return;
   const NetworkDecl& section = *machine.networks[0];
-  check_mpi_attrs(section.attrs, "network", scope);
+  check_mpi_attrs(const_cast<NetworkDecl&>(section).attrs, "network", scope);  // as for the mpi section
   std::vector<std::string> missing;
   for (const char* name : {"topology", "nodes_per_leaf", "link_bw", "switch_latency"}) {
     bool found = false;

@@ -169,13 +169,13 @@ void Lowerer::lower_mpi_section(const MachineDecl& machine) {
         }
         info->mapping.nodes.push_back(int64_t(v));
       }
-    } else if (e.name == "cyclic") {
+    } else if (word_of(a->word_param, e.name) == "cyclic") {
       info->mapping.kind = mpi::Mapping::Kind::Cyclic;
-    } else if (e.name == "explicit") {
+    } else if (word_of(a->word_param, e.name) == "explicit") {
       diags_.error(DiagKind::InvalidMapping, e.range, "an explicit mapping lists the node of each rank: explicit(0, 0, 1, 1)");
     }
   }
-  if (const Attr* a = find_attr(section.attrs, "model")) info->model = model_of(a->value->name);
+  if (const Attr* a = find_attr(section.attrs, "model")) info->model = model_of(word_of(a->word_param, a->value->name));
   // The values the engines read, in the order of engines/mpi/p2p.h.
   info->inputs.assign(size_t(mpi::in::kMachineInputs), kNoValue);
   auto value_of = [&](const char* name, Dim dim, CheckKind check, bool* present) {
@@ -243,9 +243,10 @@ Task Lowerer::lower_mpi(const Stmt& s) {
   mpi::Choice choice;
   choice.fits = info.fits;
   choice.model = info.model;
-  if (const Attr* a = find_attr(s.attrs, "model")) choice.model = model_of(a->value->name);
+  if (const Attr* a = find_attr(s.attrs, "model")) choice.model = model_of(word_of(a->word_param, a->value->name));
   if (auto it = keywords_.find("comm_model"); it != keywords_.end()) choice.model = model_of(it->second);
-  if (const Attr* a = find_attr(s.attrs, "transport")) choice.transport = transport_of(a->value->name);
+  if (const Attr* a = find_attr(s.attrs, "transport"))
+    choice.transport = transport_of(word_of(a->word_param, a->value->name));
   if (auto it = keywords_.find("transport"); it != keywords_.end()) choice.transport = transport_of(it->second);
   if (choice.transport == mpi::Transport::Staged && !info.has_copy) {
     diags_.error(DiagKind::MissingAttribute, s.range,
@@ -338,7 +339,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
   } else {
     mpi::Collective c = collective_of(s.name);
     mpi::Algorithm alg = mpi::default_algorithm(c);
-    if (const Attr* a = find_attr(s.attrs, "algorithm")) alg = algorithm_of(a->value->name);
+    if (const Attr* a = find_attr(s.attrs, "algorithm")) alg = algorithm_of(word_of(a->word_param, a->value->name));
     inputs.push_back(c == mpi::Collective::Barrier ? b_.constant(0, Dim::byte(), s.range)
                                                    : bytes("bytes", true, "the bytes of the operation"));
     // A pipeline's segment size; 0 lets the engine choose the segment count that gives the least time.
