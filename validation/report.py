@@ -35,6 +35,10 @@ DATASETS = [
      "validation/a100_nccl/bcast.csv", []),
     ("A100 x8, NCCL reduce", "machines/dgx_a100.gpm", "validation/a100_nccl/reduce.gpm",
      "validation/a100_nccl/reduce.csv", []),
+    ("A100 x8, NCCL broadcast, binomial tree", "machines/dgx_a100.gpm", "validation/a100_nccl/bcast.gpm",
+     "validation/a100_nccl/bcast.csv", ["--set", "algorithm=binomial_tree"]),
+    ("A100 x8, NCCL reduce, binomial tree", "machines/dgx_a100.gpm", "validation/a100_nccl/reduce.gpm",
+     "validation/a100_nccl/reduce.csv", ["--set", "algorithm=binomial_tree"]),
 ]
 
 # AHEAD section V (Fig. 1 and its text): copies of less than 10 bytes, copies of more than 1 MB, and between.
@@ -105,7 +109,7 @@ def main():
         for _, member in CLASSES:
             chosen = [p for p in points if member(p["params"]["bytes"])]
             cells.append("%.1f%% / %.1f%% (%d)" % (metrics(chosen) + (len(chosen),)) if chosen else "—")
-        command = f"`gpmc validate {machine} {app} --measured {measured}`"
+        command = f"`gpmc validate {machine} {app} --measured {' '.join([measured] + extra)}`"
         print(f"| {title} | {command} | {len(points)} | {100 * doc['mape']:.1f}% | {100 * doc['wmape']:.1f}% | "
               + " | ".join(cells) + " |")
         details.append((title, points))
