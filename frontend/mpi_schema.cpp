@@ -65,6 +65,7 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
       {"bcast", collective("binomial_tree|scatter_allgather|pipeline", true, true)},
       {"allgather", collective("ring|recursive_doubling", true)},
       {"alltoall", collective("pairwise", true)},
+      {"reduce_scatter", collective("ring|recursive_halving", true)},
       {"barrier", collective("dissemination", false)},
   };
   return table;

@@ -50,6 +50,7 @@ mpi::Algorithm algorithm_of(const std::string& word) {
   if (word == "pairwise") return mpi::Algorithm::Pairwise;
   if (word == "scatter_allgather") return mpi::Algorithm::ScatterAllgather;
   if (word == "pipeline") return mpi::Algorithm::Pipeline;
+  if (word == "recursive_halving") return mpi::Algorithm::RecursiveHalving;
   return mpi::Algorithm::Dissemination;
 }
 
@@ -59,6 +60,7 @@ mpi::Collective collective_of(const std::string& op) {
   if (op == "bcast") return mpi::Collective::Bcast;
   if (op == "allgather") return mpi::Collective::Allgather;
   if (op == "alltoall") return mpi::Collective::Alltoall;
+  if (op == "reduce_scatter") return mpi::Collective::ReduceScatter;
   return mpi::Collective::Barrier;
 }
 

@@ -194,26 +194,30 @@ def convert_nccl():
 
 # The other collectives of the same file. nccl-tests' `size` is, per rank: the whole output for all_gather (each
 # rank contributes size / 8), the whole send buffer for alltoall (size / 8 to each rank), the buffer for
-# broadcast and reduce (root 0). The out-of-place time is the eighth cell from the end of a row whatever columns
-# (redop, root) the collective prints. reduce_scatter is not converted: gpmc has no reduce-scatter operation.
-NCCL_OTHERS = [  # (log name, nccl-tests binary, csv/app name, what a row's bytes column means, size divisor)
-    ("nccl_allgather.log", "all_gather_perf", "allgather", "each rank's contribution, size / 8; size is the gathered output", 8),
-    ("nccl_alltoall.log", "alltoall_perf", "alltoall", "bytes to each rank, size / 8; size is each rank's send buffer", 8),
-    ("nccl_broadcast.log", "broadcast_perf", "bcast", "the broadcast buffer, size; root 0", 1),
-    ("nccl_reduce.log", "reduce_perf", "reduce", "the reduced buffer, size; root 0", 1),
+# broadcast and reduce (root 0), the whole send buffer for reduce_scatter (each rank gets size / 8 of the result:
+# count is that share in elements). The out-of-place time is the eighth cell from the end of a row whatever
+# columns (redop, root) the collective prints.
+NCCL_OTHERS = [  # (log name, nccl-tests binary, csv/app name, what a row's bytes column means, size divisor,
+    #             smallest size kept: at least one byte per rank)
+    ("nccl_allgather.log", "all_gather_perf", "allgather", "each rank's contribution, size / 8; size is the gathered output", 8, 8),
+    ("nccl_alltoall.log", "alltoall_perf", "alltoall", "bytes to each rank, size / 8; size is each rank's send buffer", 8, 8),
+    ("nccl_broadcast.log", "broadcast_perf", "bcast", "the broadcast buffer, size; root 0", 1, 1),
+    ("nccl_reduce.log", "reduce_perf", "reduce", "the reduced buffer, size; root 0", 1, 1),
+    ("nccl_reducescatter.log", "reduce_scatter_perf", "reduce_scatter",
+     "each rank's whole send buffer, size; each rank ends with size / 8 of the sum", 1, 8),
 ]
 
 
 def convert_nccl_others():
     lines = read(NCCL)
-    for log, binary, name, meaning, divisor in NCCL_OTHERS:
+    for log, binary, name, meaning, divisor, smallest in NCCL_OTHERS:
         start = next(i for i, l in enumerate(lines) if l.startswith(f"===== tests/data/{log}"))
         rows = []
         for line in lines[start + 1:]:
-            if line.startswith("====="):
+            if line.startswith("=====") or line.startswith("# Avg bus bandwidth"):  # the table ends here
                 break
             cells = line.split()
-            if len(cells) >= 11 and cells[0].isdigit() and cells[1].isdigit() and int(cells[0]) >= divisor:
+            if len(cells) >= 11 and cells[0].isdigit() and cells[1].isdigit() and int(cells[0]) >= smallest:
                 size = int(cells[0])
                 assert size % divisor == 0
                 rows.append((f"{size // divisor}B", seconds(float(cells[-8]) * 1e-6)))

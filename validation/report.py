@@ -35,6 +35,8 @@ DATASETS = [
      "validation/a100_nccl/bcast.csv", []),
     ("A100 x8, NCCL reduce", "machines/dgx_a100.gpm", "validation/a100_nccl/reduce.gpm",
      "validation/a100_nccl/reduce.csv", []),
+    ("A100 x8, NCCL reduce-scatter", "machines/dgx_a100.gpm", "validation/a100_nccl/reduce_scatter.gpm",
+     "validation/a100_nccl/reduce_scatter.csv", []),
     ("A100 x8, NCCL broadcast, binomial tree", "machines/dgx_a100.gpm", "validation/a100_nccl/bcast.gpm",
      "validation/a100_nccl/bcast.csv", ["--set", "algorithm=binomial_tree"]),
     ("A100 x8, NCCL reduce, binomial tree", "machines/dgx_a100.gpm", "validation/a100_nccl/reduce.gpm",

@@ -237,6 +237,7 @@ const char* collective_name(Collective c) {
     case Collective::Bcast: return "bcast";
     case Collective::Allgather: return "allgather";
     case Collective::Alltoall: return "alltoall";
+    case Collective::ReduceScatter: return "reduce_scatter";
     default: return "barrier";
   }
 }
@@ -250,6 +251,7 @@ const char* algorithm_name(Algorithm a) {
     case Algorithm::Pairwise: return "pairwise";
     case Algorithm::ScatterAllgather: return "scatter_allgather";
     case Algorithm::Pipeline: return "pipeline";
+    case Algorithm::RecursiveHalving: return "recursive_halving";
     default: return "dissemination";
   }
 }
@@ -261,6 +263,7 @@ Algorithm default_algorithm(Collective c) {
     case Collective::Bcast: return Algorithm::BinomialTree;
     case Collective::Allgather: return Algorithm::Ring;
     case Collective::Alltoall: return Algorithm::Pairwise;
+    case Collective::ReduceScatter: return Algorithm::Ring;
     default: return Algorithm::Dissemination;
   }
 }
@@ -276,6 +279,7 @@ bool algorithm_allowed(Collective c, Algorithm a) {
       return a == Algorithm::BinomialTree || a == Algorithm::ScatterAllgather || a == Algorithm::Pipeline;
     case Collective::Allgather: return a == Algorithm::Ring || a == Algorithm::RecursiveDoubling;
     case Collective::Alltoall: return a == Algorithm::Pairwise;
+    case Collective::ReduceScatter: return a == Algorithm::Ring || a == Algorithm::RecursiveHalving;
     default: return a == Algorithm::Dissemination;
   }
 }
@@ -415,6 +419,25 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a)
         fold_out(double(p));
       } else {
         ring(1, double(p - 1), "ring step");
+      }
+      break;
+    case Collective::ReduceScatter:
+      // Each rank holds n bytes and ends with its n / p share reduced over all ranks (MPI_Reduce_scatter_block).
+      if (a == Algorithm::RecursiveHalving) {
+        // Recursive halving (Thakur, Rabenseifner and Gropp 2005, reduce-scatter: log p alpha + (p - 1) / p n beta):
+        // the p - p' ranks beyond the largest power of two fold their whole buffer in, the p' others exchange
+        // n/2, n/4, .. n/p' with partners r xor p'/2, .., r xor 1, then hand the folded ranks their share.
+        fold_in(1);
+        for (int i = 0; i < lg; ++i) {
+          int64_t d = pp >> (i + 1);
+          out.push_back(one_message_round(l, double(d) / double(pp), 1, fmt::format("recursive halving step {}", i + 1),
+                                          [&](int64_t r) { return r < pp ? r ^ d : -1; }));
+        }
+        fold_out(1.0 / double(p));
+      } else {
+        // Ring (the reduce-scatter half of the ring all-reduce; the long-message pairwise exchange of Thakur et
+        // al. 2005 has the same cost, (p - 1) alpha + (p - 1) / p n beta): p - 1 steps of n / p to r + 1.
+        ring(1.0 / double(p), double(p - 1), "ring step");
       }
       break;
     case Collective::Alltoall: {

@@ -87,7 +87,7 @@ struct Round {
   int64_t pipeline_hops = 0;
 };
 
-enum class Collective { Allreduce, Reduce, Bcast, Allgather, Alltoall, Barrier };
+enum class Collective { Allreduce, Reduce, Bcast, Allgather, Alltoall, Barrier, ReduceScatter };
 enum class Algorithm {
   BinomialTree,
   RecursiveDoubling,
@@ -96,7 +96,8 @@ enum class Algorithm {
   Pairwise,
   Dissemination,
   ScatterAllgather,
-  Pipeline
+  Pipeline,
+  RecursiveHalving
 };
 
 const char* collective_name(Collective c);

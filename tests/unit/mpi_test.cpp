@@ -272,6 +272,32 @@ TEST_CASE("collectives: the long-message bcast and reduce move 2 (p - 1) / p of 
   CHECK_FALSE(algorithm_allowed(Collective::Reduce, Algorithm::ScatterAllgather));
 }
 
+TEST_CASE("collectives: a reduce-scatter moves (p - 1) / p of the buffer from each rank") {
+  auto moved = [](const std::vector<Round>& rounds) {
+    double sum = 0;
+    for (const auto& r : rounds) sum += r.size_factor * r.repeat;
+    return sum;
+  };
+  Layout l = make_layout(16, 4, 2, Mapping{});
+  CHECK(default_algorithm(Collective::ReduceScatter) == Algorithm::Ring);
+  auto ring = collective_rounds(l, Collective::ReduceScatter, Algorithm::Ring);
+  REQUIRE(ring.size() == 1);
+  CHECK(ring[0].repeat == 15);
+  CHECK(moved(ring) == doctest::Approx(15.0 / 16));
+  auto halving = collective_rounds(l, Collective::ReduceScatter, Algorithm::RecursiveHalving);
+  REQUIRE(halving.size() == 4);  // n/2, n/4, n/8, n/16
+  CHECK(halving[0].size_factor == doctest::Approx(0.5));
+  CHECK(moved(halving) == doctest::Approx(15.0 / 16));
+  CHECK(halving[0].stats.messages == 16);  // every rank sends in every step
+  // Six ranks: 2 fold in their whole buffer, 4 halve (n/2, n/4), then the 2 get their n / 6 share back.
+  auto six = collective_rounds(make_layout(6, 2, 1, Mapping{}), Collective::ReduceScatter, Algorithm::RecursiveHalving);
+  REQUIRE(six.size() == 4);
+  CHECK(six[0].size_factor == 1);
+  CHECK(six[0].stats.messages == 2);
+  CHECK(six[3].size_factor == doctest::Approx(1.0 / 6));
+  CHECK_FALSE(algorithm_allowed(Collective::ReduceScatter, Algorithm::Pipeline));
+}
+
 TEST_CASE("collectives: a pipelined chain takes p + S - 2 steps of n / S, S the fastest power of two") {
   // Summit's inter-node rendezvous postal fit only (7.59 us, 8.70e-11 s/B), one rank per node, so every hop of
   // the chain is inter-node: T(S) = (p + S - 2)(alpha + beta n / S) (Pjesivac-Grbovic et al. 2007).
