@@ -123,7 +123,7 @@ ir::EngineResult CommEngine::run(std::span<const double> inputs) const {
       return r;
     }
     total += cost.repeat * pt.time_s;
-    steps += cost.repeat;
+    steps += cost.repeat * round.steps_each;
     if (round.pipeline_hops > 0) segments = cost.segments;
     fell_back = fell_back || pt.fell_back;
     k_inter_node = std::max(k_inter_node, pt.k_used[int(Locality::InterNode)]);

@@ -456,7 +456,7 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a)
         sig[size_t(2 * kSizeKinds)] = p - n;
         acc.add(r, sig);
       }
-      out.push_back(Round{acc.finish(), 1, 1, "pairwise exchange"});
+      out.push_back(Round{acc.finish(), 1, 1, "pairwise exchange", 0, double(p - 1)});
       break;
     }
   }

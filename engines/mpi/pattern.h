@@ -85,6 +85,7 @@ struct Round {
   double repeat = 1;
   std::string what;
   int64_t pipeline_hops = 0;
+  double steps_each = 1;  // communication steps one repeat stands for (an all-to-all's round: p - 1 exchanges)
 };
 
 enum class Collective { Allreduce, Reduce, Bcast, Allgather, Alltoall, Barrier, ReduceScatter };
