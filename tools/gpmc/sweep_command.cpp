@@ -33,18 +33,47 @@ std::string value_text(const driver::SweepAxis& axis, double value) {
   return axis.is_word() ? axis.words[size_t(value)] : frontend::format_quantity(value, axis.dim);
 }
 
+// The column name of each phase: its name when every compiled variant gives it the same one, else (a word
+// parameter chose an algorithm or a copy direction, which the name shows) the first line of its statement as
+// written, whitespace collapsed, which holds for every row.
+std::vector<std::string> phase_names(const frontend::SourceManager& sources, const ir::Module& base,
+                                     const std::vector<std::unique_ptr<driver::Compiled>>& variants) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < base.root.children.size(); ++i) {
+    const ir::Task& phase = base.root.children[i];
+    bool same = true;
+    for (const auto& v : variants) same = same && v->module.root.children.at(i).name == phase.name;
+    if (same || !phase.range.valid()) {
+      names.push_back(phase.name);
+      continue;
+    }
+    std::string_view text = std::string_view(sources.text(phase.range.file)).substr(phase.range.begin);
+    text = text.substr(0, std::min<size_t>(text.find('\n'), phase.range.end - phase.range.begin));
+    std::string name;
+    for (char c : text) {
+      bool space = c == ' ' || c == '\t' || c == '\r';
+      if (space && (name.empty() || name.back() == ' ')) continue;
+      name += space ? ' ' : c;
+    }
+    while (!name.empty() && name.back() == ' ') name.pop_back();
+    names.push_back(name);
+  }
+  return names;
+}
+
 // Writes the rows of one batch (and the header before the first) in the chosen format.
 class Writer {
  public:
-  Writer(const std::string& format, const driver::Sweep& sweep, const ir::Module& module)
-      : format_(format), sweep_(sweep), module_(module) {}
+  Writer(const std::string& format, const driver::Sweep& sweep, const ir::Module& module,
+         std::vector<std::string> phase_names)
+      : format_(format), sweep_(sweep), module_(module), phase_names_(std::move(phase_names)) {}
 
   void header() {
     if (format_ == "csv") {
       std::vector<std::string> columns;
       for (const auto& axis : sweep_.axes()) columns.push_back(csv_field(axis.name));
       columns.push_back("total_s");
-      for (const auto& phase : module_.root.children) columns.push_back(csv_field(phase.name));
+      for (const auto& name : phase_names_) columns.push_back(csv_field(name));
       out_ += fmt::format("{}\n", fmt::join(columns, ","));
     } else if (format_ == "json") {
       nlohmann::ordered_json head;
@@ -54,7 +83,7 @@ class Writer {
       for (const auto& axis : sweep_.axes())
         head["varied"].push_back({{"name", axis.name}, {"dimension", axis.is_word() ? "word" : frontend::dim_name(axis.dim)}});
       head["phases"] = nlohmann::ordered_json::array();
-      for (const auto& phase : module_.root.children) head["phases"].push_back(phase.name);
+      for (const auto& name : phase_names_) head["phases"].push_back(name);
       std::string text = head.dump(2);
       text.pop_back();  // reopen the object: "points" follows
       while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
@@ -62,7 +91,7 @@ class Writer {
     } else {
       for (const auto& axis : sweep_.axes()) table_.push_back({axis.name});
       table_.push_back({"total"});
-      for (const auto& phase : module_.root.children) table_.push_back({phase.name});
+      for (const auto& name : phase_names_) table_.push_back({name});
     }
   }
 
@@ -130,6 +159,7 @@ class Writer {
   std::string format_;
   const driver::Sweep& sweep_;
   const ir::Module& module_;
+  std::vector<std::string> phase_names_;
   std::string out_;
   std::vector<std::vector<std::string>> table_;  // one column each, header first
 };
@@ -204,7 +234,7 @@ int run_sweep(const CommonOptions& common, const SweepOptions& options) {
   }
   const driver::Sweep& sweep = *sweep_owner;
   unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  Writer writer(options.format, sweep, compiled->module);
+  Writer writer(options.format, sweep, compiled->module, phase_names(session.sources(), compiled->module, shaped));
   writer.header();
   Progress progress(options.progress && isatty(STDERR_FILENO), sweep.size());
   const uint64_t batch = 1 << 16;
