@@ -232,8 +232,33 @@ def convert_nccl_others():
               "bytes,measured_s", rows)
 
 
+# The second, independent source at the end of the same file: nccl-tests sendrecv_perf on another machine of
+# 8 A100 joined by NVLink, each GPU sending `size` to the next and receiving as much from the previous at once.
+def convert_sendrecv():
+    lines = read(NCCL)
+    start = next(i for i, l in enumerate(lines) if l.startswith("./build/sendrecv_perf"))
+    rows = []
+    for line in lines[start + 1:]:
+        cells = line.split()
+        if len(cells) == 13 and cells[0].isdigit():  # size count type redop root time algbw busbw #wrong, in-place 4
+            rows.append((cells[0] + "B", seconds(float(cells[5]) * 1e-6)))
+        elif rows:
+            break
+    write("validation/a100_nccl/sendrecv_ring.csv",
+          [f"source: shared/validation/{NCCL}",
+           "  (its 'ADDITIONAL, INDEPENDENT SOURCE': GitHub li-plus/playground, cuda/nccl.md, commit b85070fb449ea55858fed14cf69cefe10592261b)",
+           "hardware: 8 A100 joined by NVLink, '600GB/s bi-directional' per GPU (SXM variant and host not stated):",
+           "  not the SuperBench node of the other CSVs here",
+           "tool: nccl-tests sendrecv_perf -b 128M -e 1G -f 2 -g 8: every GPU sends size to the next and receives",
+           "  size from the previous at once",
+           "rows: every line of the table",
+           "conversion: bytes = size; measured_s = out-of-place time (us) x 1e-6"],
+          "bytes,measured_s", rows)
+
+
 if __name__ == "__main__":
     convert_v100()
     convert_rtx()
     convert_nccl()
     convert_nccl_others()
+    convert_sendrecv()

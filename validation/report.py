@@ -37,6 +37,8 @@ DATASETS = [
      "validation/a100_nccl/reduce.csv", []),
     ("A100 x8, NCCL reduce-scatter", "machines/dgx_a100.gpm", "validation/a100_nccl/reduce_scatter.gpm",
      "validation/a100_nccl/reduce_scatter.csv", []),
+    ("A100 x8 (another machine), NCCL send/recv ring", "machines/dgx_a100.gpm",
+     "validation/a100_nccl/sendrecv_ring.gpm", "validation/a100_nccl/sendrecv_ring.csv", []),
     ("A100 x8, NCCL broadcast, binomial tree", "machines/dgx_a100.gpm", "validation/a100_nccl/bcast.gpm",
      "validation/a100_nccl/bcast.csv", ["--set", "algorithm=binomial_tree"]),
     ("A100 x8, NCCL reduce, binomial tree", "machines/dgx_a100.gpm", "validation/a100_nccl/reduce.gpm",
