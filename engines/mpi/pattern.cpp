@@ -315,6 +315,14 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a)
     if (rem > 0)
       out.push_back(one_message_round(l, size, 1, "fold out", [&](int64_t r) { return r < rem ? r + pp : -1; }));
   };
+  // Recursive halving over the largest power of two p' <= p: steps of n/2, n/4, .. n/p' to r xor p'/2, .., r xor 1.
+  auto halving_rounds = [&](const char* what) {
+    for (int i = 0; i < lg; ++i) {
+      int64_t d = pp >> (i + 1);
+      out.push_back(one_message_round(l, double(d) / double(pp), 1, fmt::format("{} step {}", what, i + 1),
+                                      [&](int64_t r) { return r < pp ? r ^ d : -1; }));
+    }
+  };
   auto ring = [&](double size, double repeat, const char* what) {
     out.push_back(one_message_round(l, size, repeat, what, [&](int64_t r) { return (r + 1) % p; }));
   };
@@ -363,11 +371,7 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a)
         // recursive halving, then a binomial gather of the reduced pieces to rank 0:
         // 2 log p alpha + 2 (p - 1) / p n beta.
         fold_in(1);
-        for (int i = 0; i < lg; ++i) {
-          int64_t d = pp >> (i + 1);
-          out.push_back(one_message_round(l, double(d) / double(pp), 1, fmt::format("reduce-scatter step {}", i + 1),
-                                          [&](int64_t r) { return r < pp ? r ^ d : -1; }));
-        }
+        halving_rounds("reduce-scatter");
         for (int i = 0; i < lg; ++i) {
           int64_t d = int64_t(1) << i;
           out.push_back(one_message_round(l, double(d) / double(pp), 1, fmt::format("gather step {}", i + 1),
@@ -387,11 +391,7 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a)
         ring(1.0 / double(p), double(2 * (p - 1)), "ring step (reduce-scatter, then allgather)");
       } else if (a == Algorithm::Rabenseifner) {
         fold_in(1);
-        for (int i = 0; i < lg; ++i) {
-          int64_t d = pp >> (i + 1);
-          out.push_back(one_message_round(l, double(d) / double(pp), 1, fmt::format("reduce-scatter step {}", i + 1),
-                                          [&](int64_t r) { return r < pp ? r ^ d : -1; }));
-        }
+        halving_rounds("reduce-scatter");
         for (int i = 0; i < lg; ++i) {
           int64_t d = int64_t(1) << i;
           out.push_back(one_message_round(l, double(d) / double(pp), 1, fmt::format("allgather step {}", i + 1),
@@ -428,11 +428,7 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a)
         // the p - p' ranks beyond the largest power of two fold their whole buffer in, the p' others exchange
         // n/2, n/4, .. n/p' with partners r xor p'/2, .., r xor 1, then hand the folded ranks their share.
         fold_in(1);
-        for (int i = 0; i < lg; ++i) {
-          int64_t d = pp >> (i + 1);
-          out.push_back(one_message_round(l, double(d) / double(pp), 1, fmt::format("recursive halving step {}", i + 1),
-                                          [&](int64_t r) { return r < pp ? r ^ d : -1; }));
-        }
+        halving_rounds("recursive halving");
         fold_out(1.0 / double(p));
       } else {
         // Ring (the reduce-scatter half of the ring all-reduce; the long-message pairwise exchange of Thakur et

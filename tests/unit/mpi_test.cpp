@@ -41,6 +41,13 @@ std::vector<double> summit_internode_rendezvous(Choice& c) {
   return in;
 }
 
+// The share of the operation's bytes a schedule's rounds send from a rank, all steps together.
+double moved(const std::vector<Round>& rounds) {
+  double sum = 0;
+  for (const auto& r : rounds) sum += r.size_factor * r.repeat;
+  return sum;
+}
+
 }  // namespace
 
 TEST_CASE("E2E section 3.1: 48 ranks in a 6 x 8 grid, one node per column of 6 -> K = 12/24, k = 3") {
@@ -245,11 +252,6 @@ TEST_CASE("collectives: step counts of each algorithm") {
 }
 
 TEST_CASE("collectives: the long-message bcast and reduce move 2 (p - 1) / p of the buffer (Thakur et al. 2005)") {
-  auto moved = [](const std::vector<Round>& rounds) {
-    double sum = 0;
-    for (const auto& r : rounds) sum += r.size_factor * r.repeat;
-    return sum;
-  };
   Layout l = make_layout(16, 4, 2, Mapping{});
   auto bcast = collective_rounds(l, Collective::Bcast, Algorithm::ScatterAllgather);
   REQUIRE(bcast.size() == 5);  // 4 scatter steps, then the ring's 15 steps as one repeated round
@@ -273,11 +275,6 @@ TEST_CASE("collectives: the long-message bcast and reduce move 2 (p - 1) / p of 
 }
 
 TEST_CASE("collectives: a reduce-scatter moves (p - 1) / p of the buffer from each rank") {
-  auto moved = [](const std::vector<Round>& rounds) {
-    double sum = 0;
-    for (const auto& r : rounds) sum += r.size_factor * r.repeat;
-    return sum;
-  };
   Layout l = make_layout(16, 4, 2, Mapping{});
   CHECK(default_algorithm(Collective::ReduceScatter) == Algorithm::Ring);
   auto ring = collective_rounds(l, Collective::ReduceScatter, Algorithm::Ring);
