@@ -11,7 +11,7 @@
 
 #include "frontend/mpi_schema.h"
 #include "frontend/parse.h"
-#include "frontend/suggest.h"
+#include "support/suggest.h"
 #include "ir/verifier.h"
 
 namespace gpm::driver {
@@ -77,7 +77,7 @@ static bool mentions_names(const Expr& e) {
 // Step 4a: settings whose value is a word (`--set comm_model=kmodel`, frontend/mpi_schema.cpp) are taken out;
 // a model's own parameter of the same name would be shadowed, so these names are reserved.
 bool Session::split_keyword_settings(const std::vector<Setting>& settings, std::vector<Setting>& values,
-                                     ir::KeywordSettings& keywords) {
+                                     lower::KeywordSettings& keywords) {
   bool ok = true;
   for (const auto& setting : settings) {
     const MpiAttrSpec* spec = find_keyword_setting(setting.name);
@@ -163,8 +163,8 @@ bool Session::constant_value(FileId file, const std::string& label, const std::s
     return false;
   }
   ir::Module scratch;
-  ir::ParamBindings none;
-  ir::Lowerer lowerer(sema_.program(), sources_, diags_, scratch, none);
+  lower::ParamBindings none;
+  lower::Lowerer lowerer(sema_.program(), sources_, diags_, scratch, none);
   value = lowerer.eager_value(lowerer.lower_global(*expr));
   if (!std::isfinite(value)) {
     diags_.error(DiagKind::InvalidSetValue, expr->range, fmt::format("{}: the value is not a finite number", label));
@@ -205,7 +205,7 @@ bool Session::word_or_number(const std::string& label, const ParamDecl& param, c
 // `--strategy` is shorthand for the strategy of every offload; a word parameter that is an offload's strategy and
 // is also set with --set would make the two disagree, so giving both is an error.
 static const ParamDecl* strategy_param_set(const std::vector<std::unique_ptr<Stmt>>& body,
-                                           const ir::ParamBindings& bindings) {
+                                           const lower::ParamBindings& bindings) {
   for (const auto& s : body) {
     if (s->kind == StmtKind::Offload && s->strategy_param && bindings.count(s->strategy_param)) return s->strategy_param;
     if (const ParamDecl* p = strategy_param_set(s->body, bindings)) return p;
@@ -214,7 +214,7 @@ static const ParamDecl* strategy_param_set(const std::vector<std::unique_ptr<Stm
 }
 
 bool Session::bind_settings(const std::vector<Setting>& settings, const std::vector<const Decl*>& owners,
-                            ir::ParamBindings& bindings) {
+                            lower::ParamBindings& bindings) {
   bool ok = true;
   for (const auto& setting : settings) {
     const ParamDecl* param = find_setting_param("--set", setting.name, owners);
@@ -250,11 +250,11 @@ const ParamDecl* Session::find_param(const Compiled& compiled, const std::string
   return find_setting_param(flag, name, compiled.owners, where);
 }
 
-std::unique_ptr<Compiled> Session::recompile(const Compiled& base, const ir::ParamBindings& values,
-                                             const ir::KeywordSettings& keywords) {
-  ir::ParamBindings bindings = base.bindings;
+std::unique_ptr<Compiled> Session::recompile(const Compiled& base, const lower::ParamBindings& values,
+                                             const lower::KeywordSettings& keywords) {
+  lower::ParamBindings bindings = base.bindings;
   for (const auto& [decl, value] : values) bindings[decl] = value;
-  ir::KeywordSettings words = base.keywords;
+  lower::KeywordSettings words = base.keywords;
   for (const auto& [name, word] : keywords) words[name] = word;
   try {
     return lower_checked(base.owners.at(0), base.owners.at(1), std::move(bindings), std::move(words));
@@ -283,9 +283,9 @@ std::unique_ptr<Compiled> Session::compile_checked(const std::string& machine_fi
   if (!machine || !app) return nullptr;
   // Word-valued settings (`--set comm_model=postal`) choose models; the others bind parameters.
   std::vector<Setting> values;
-  ir::KeywordSettings keywords;
+  lower::KeywordSettings keywords;
   if (!split_keyword_settings(settings, values, keywords)) return nullptr;
-  ir::ParamBindings bindings;
+  lower::ParamBindings bindings;
   if (!bind_settings(values, {machine, app}, bindings)) return nullptr;
   if (!options_.strategy.empty())
     if (const ParamDecl* p = strategy_param_set(static_cast<const AppDecl*>(app)->body, bindings)) {
@@ -299,13 +299,13 @@ std::unique_ptr<Compiled> Session::compile_checked(const std::string& machine_fi
 
 // Step 5: lower to IR. Parameters first, checked at once (a value out of its range must not shape the
 // topology); array sizes in the topology are evaluated with the bound values.
-std::unique_ptr<Compiled> Session::lower_checked(const Decl* machine, const Decl* app, ir::ParamBindings bindings,
-                                                 ir::KeywordSettings keywords) {
+std::unique_ptr<Compiled> Session::lower_checked(const Decl* machine, const Decl* app, lower::ParamBindings bindings,
+                                                 lower::KeywordSettings keywords) {
   auto compiled = std::make_unique<Compiled>();
   compiled->bindings = std::move(bindings);
   compiled->keywords = std::move(keywords);
-  const ir::ParamBindings& bound = compiled->bindings;
-  ir::Lowerer lowerer(sema_.program(), sources_, diags_, compiled->module, bound);
+  const lower::ParamBindings& bound = compiled->bindings;
+  lower::Lowerer lowerer(sema_.program(), sources_, diags_, compiled->module, bound);
   lowerer.set_keyword_settings(compiled->keywords);
   lowerer.set_strategy_override(options_.strategy);
   lowerer.lower_params({machine, app});
@@ -335,7 +335,7 @@ const ParamDecl* Session::param_of_slot(const Compiled& compiled, int32_t slot) 
 
 std::unique_ptr<Compiled> Session::compile_variant(const Compiled& base,
                                                    const std::vector<std::pair<int32_t, double>>& values) {
-  ir::ParamBindings bindings = base.bindings;
+  lower::ParamBindings bindings = base.bindings;
   for (const auto& [slot, value] : values) {
     const ParamDecl* decl = param_of_slot(base, slot);
     if (!decl) throw std::logic_error("compile_variant: a slot without a parameter");
@@ -374,8 +374,8 @@ bool Session::check_checked(const std::vector<std::string>& files) {
   if (owners.empty()) owners.push_back(nullptr);
   for (const Decl* owner : owners) {
     ir::Module module;
-    ir::ParamBindings none;
-    ir::Lowerer lowerer(program, sources_, diags_, module, none);
+    lower::ParamBindings none;
+    lower::Lowerer lowerer(program, sources_, diags_, module, none);
     lowerer.lower_params({owner});
     backend::Evaluation ignored;
     if (!backend::evaluate(module, backend::SlotValues(module.params.size()), diags_, ignored)) return false;
@@ -384,6 +384,12 @@ bool Session::check_checked(const std::vector<std::string>& files) {
     if (!backend::evaluate(module, backend::SlotValues(module.params.size()), diags_, ignored)) return false;
   }
   return true;
+}
+
+std::optional<std::vector<std::string>> keyword_setting_words(std::string_view name) {
+  const frontend::MpiAttrSpec* spec = frontend::find_keyword_setting(name);
+  if (!spec) return std::nullopt;
+  return frontend::mpi_words(*spec);
 }
 
 }  // namespace gpm::driver

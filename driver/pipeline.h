@@ -2,15 +2,17 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backend/interp/interpreter.h"
-#include "frontend/diagnostics.h"
+#include "support/diagnostics.h"
 #include "frontend/loader.h"
 #include "frontend/sema.h"
 #include "ir/ir.h"
-#include "ir/lower.h"
+#include "lower/lower.h"
 
 namespace gpm::driver {
 
@@ -32,15 +34,15 @@ struct Compiled {
   backend::SlotValues bound;
   std::vector<const frontend::Decl*> owners;              // the machine and the app
   std::map<const frontend::ParamDecl*, int32_t> slots;    // the slot of each lowered parameter
-  ir::ParamBindings bindings;                             // the --set values it was lowered with
-  ir::KeywordSettings keywords;                           // the word-valued --set settings
+  lower::ParamBindings bindings;                             // the --set values it was lowered with
+  lower::KeywordSettings keywords;                           // the word-valued --set settings
 };
 
 class Session {
  public:
   explicit Session(Options options);
-  frontend::SourceManager& sources() { return sources_; }
-  frontend::DiagnosticEngine& diags() { return diags_; }
+  support::SourceManager& sources() { return sources_; }
+  support::DiagnosticEngine& diags() { return diags_; }
 
   // `gpmc check`: parses, checks and evaluates the constant parts (params, machines) of each file.
   bool check(const std::vector<std::string>& files);
@@ -60,21 +62,21 @@ class Session {
   // The parameter of the compiled model that NAME refers to, found as --set finds it, or null with a diagnostic
   // at `where` (a CSV header cell; no location when invalid). `flag` prefixes the message.
   const frontend::ParamDecl* find_param(const Compiled& compiled, const std::string& flag, const std::string& name,
-                                        frontend::SourceRange where);
+                                        support::SourceRange where);
   // `gpmc validate`: `base` lowered again with more parameter values and word settings (a measured point that
   // sets an array size or a model choice), reusing the program already loaded and checked.
-  std::unique_ptr<Compiled> recompile(const Compiled& base, const ir::ParamBindings& values,
-                                      const ir::KeywordSettings& keywords);
+  std::unique_ptr<Compiled> recompile(const Compiled& base, const lower::ParamBindings& values,
+                                      const lower::KeywordSettings& keywords);
   // The value of `text`, a constant of dimension `dim` (units included, checked as --set values are);
   // `label` ("--vary bytes") prefixes messages and names the text's source; `what` is the quantity.
-  bool constant_value(const std::string& label, const std::string& what, frontend::Dim dim, const std::string& text,
+  bool constant_value(const std::string& label, const std::string& what, support::Dim dim, const std::string& text,
                       double& value);
   // A --set or --vary value for `param`: a word of a word parameter (its index in `index`), or, for a number
   // parameter, anything but a bare word (left for constant_value); false with a diagnostic otherwise.
   bool word_or_number(const std::string& label, const frontend::ParamDecl& param, const std::string& text,
                       double& index);
   // The same for text already held as `file` (a fragment of a CSV file, so that messages point into it).
-  bool constant_value(frontend::FileId file, const std::string& label, const std::string& what, frontend::Dim dim,
+  bool constant_value(support::FileId file, const std::string& label, const std::string& what, support::Dim dim,
                       double& value);
   // A file the driver writes rather than reads (Loader::add_generated); compile() may then name it.
   void add_generated_file(const std::string& path, std::string text) { loader_.add_generated(path, std::move(text)); }
@@ -86,22 +88,26 @@ class Session {
                                             const std::vector<Setting>& settings);
   bool check_checked(const std::vector<std::string>& files);
   std::unique_ptr<Compiled> lower_checked(const frontend::Decl* machine, const frontend::Decl* app,
-                                          ir::ParamBindings bindings, ir::KeywordSettings keywords);
+                                          lower::ParamBindings bindings, lower::KeywordSettings keywords);
   bool load_and_check(const std::vector<std::string>& files, std::vector<const frontend::Module*>& roots);
   const frontend::ParamDecl* find_setting_param(const std::string& flag, const std::string& full_name,
                                                 const std::vector<const frontend::Decl*>& owners,
-                                                frontend::SourceRange where = {});
+                                                support::SourceRange where = {});
   bool split_keyword_settings(const std::vector<Setting>& settings, std::vector<Setting>& values,
-                              ir::KeywordSettings& keywords);
+                              lower::KeywordSettings& keywords);
   bool bind_settings(const std::vector<Setting>& settings, const std::vector<const frontend::Decl*>& owners,
-                     ir::ParamBindings& bindings);
+                     lower::ParamBindings& bindings);
 
   Options options_;
-  frontend::SourceManager sources_;
-  frontend::DiagnosticEngine diags_;
+  support::SourceManager sources_;
+  support::DiagnosticEngine diags_;
   frontend::Loader loader_;
   frontend::Sema sema_;
 };
+
+// The words a word-valued setting (`comm_model`, `transport`: a keyword --set takes) accepts, or nothing when
+// `name` is not such a setting.
+std::optional<std::vector<std::string>> keyword_setting_words(std::string_view name);
 
 // The standard library folder: $GPMC_STDLIB, else the one the build was configured with.
 std::string default_stdlib_dir();

@@ -8,7 +8,7 @@
 #include "backend/interp/interpreter.h"
 #include "backend/jit/jit.h"
 #include "driver/pipeline.h"
-#include "frontend/units.h"
+#include "support/units.h"
 #include "ir/ir.h"
 
 namespace gpm::driver {
@@ -17,7 +17,7 @@ namespace gpm::driver {
 struct SweepAxis {
   std::string name;
   int32_t slot = -1;
-  frontend::Dim dim;
+  support::Dim dim;
   std::vector<double> values;
   std::vector<std::string> words;  // a word parameter's words; then `values` are indices into them
   bool shape = false;              // the parameter shapes the model: one compiled model per value
@@ -43,7 +43,7 @@ struct VarySpec {
 inline constexpr uint64_t kDefaultMaxPoints = 100'000'000;
 
 // Splits `NAME=SPEC`; false with a UsageError diagnostic when it is malformed.
-bool parse_vary(const std::string& argument, VarySpec& out, frontend::DiagnosticEngine& diags);
+bool parse_vary(const std::string& argument, VarySpec& out, support::DiagnosticEngine& diags);
 
 // Resolves each spec to a parameter of the compiled model and expands its values (units parsed as --set
 // parses them; the words of a word parameter, listed). Refuses a parameter varied twice, an empty or endless

@@ -7,7 +7,7 @@
 
 namespace gpm::driver {
 
-using frontend::DiagKind;
+using support::DiagKind;
 
 namespace {
 
@@ -15,7 +15,7 @@ namespace {
 constexpr uint64_t kMaxShapeVariants = 4096;
 
 std::string value_text(const SweepAxis& axis, double value) {
-  return axis.is_word() ? axis.words.at(size_t(value)) : frontend::format_quantity(value, axis.dim);
+  return axis.is_word() ? axis.words.at(size_t(value)) : support::format_quantity(value, axis.dim);
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 
 namespace gpm::driver {
 
-using frontend::DiagKind;
+using support::DiagKind;
 
 namespace {
 
@@ -29,7 +29,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 
 }  // namespace
 
-bool parse_vary(const std::string& argument, VarySpec& out, frontend::DiagnosticEngine& diags) {
+bool parse_vary(const std::string& argument, VarySpec& out, support::DiagnosticEngine& diags) {
   auto usage = [&](const std::string& why) {
     diags.error(DiagKind::UsageError, {},
                 fmt::format("--vary `{}` {}; write NAME=a,b,c (a list), NAME=a:b:step (linear) or NAME=a..b*factor "
@@ -120,7 +120,7 @@ bool plan_axes(Session& session, const Compiled& compiled, const std::vector<Var
     for (size_t k = 0; k < spec.parts.size(); ++k) {
       bool factor = spec.kind == VarySpec::Kind::Geometric && k == 2;
       double value = 0;
-      if (!session.constant_value(label, factor ? "the factor" : what, factor ? frontend::Dim{} : param.dim,
+      if (!session.constant_value(label, factor ? "the factor" : what, factor ? support::Dim{} : param.dim,
                                   spec.parts[k], value))
         return false;
       numbers.push_back(value);
@@ -130,7 +130,7 @@ bool plan_axes(Session& session, const Compiled& compiled, const std::vector<Var
       double a = numbers[0], b = numbers[1], step = numbers[2];
       if (step == 0 || (b - a) / step < 0)
         return usage(fmt::format("--vary {}={}: the step must be nonzero and lead from {} to {}", spec.name, spec.spec,
-                                 frontend::format_quantity(a, param.dim), frontend::format_quantity(b, param.dim)));
+                                 support::format_quantity(a, param.dim), support::format_quantity(b, param.dim)));
       count = std::floor((b - a) / step + 1e-9) + 1;
     } else if (spec.kind == VarySpec::Kind::Geometric) {
       double a = numbers[0], b = numbers[1], f = numbers[2];
@@ -138,8 +138,8 @@ bool plan_axes(Session& session, const Compiled& compiled, const std::vector<Var
         return usage(fmt::format("--vary {}={}: a geometric range needs positive ends", spec.name, spec.spec));
       if (!(f > 0) || f == 1 || (b - a) * (f - 1) < 0)
         return usage(fmt::format("--vary {}={}: the factor must be positive, not 1, and lead from {} to {}", spec.name,
-                                 spec.spec, frontend::format_quantity(a, param.dim),
-                                 frontend::format_quantity(b, param.dim)));
+                                 spec.spec, support::format_quantity(a, param.dim),
+                                 support::format_quantity(b, param.dim)));
       count = std::floor(std::log(b / a) / std::log(f) + 1e-9) + 1;
     }
     product *= count;

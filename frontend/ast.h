@@ -5,10 +5,13 @@
 #include <string>
 #include <vector>
 
-#include "frontend/source_manager.h"
-#include "frontend/units.h"
+#include "support/source_manager.h"
+#include "support/units.h"
 
 namespace gpm::frontend {
+
+// The support layer (units, sources, diagnostics, suggestions) is named unqualified throughout the frontend.
+using namespace gpm::support;
 
 // The static type of an expression: a quantity of some dimension, or a truth value.
 struct Type {

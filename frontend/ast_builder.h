@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "frontend/ast.h"
-#include "frontend/diagnostics.h"
+#include "support/diagnostics.h"
 
 namespace gpm_gen {
 class GpmParser;
@@ -15,6 +15,9 @@ class Token;
 }  // namespace antlr4
 
 namespace gpm::frontend {
+
+// The support layer (units, sources, diagnostics, suggestions) is named unqualified throughout the frontend.
+using namespace gpm::support;
 
 // Maps ANTLR's code-point indices to byte offsets in the file.
 class OffsetMap {

@@ -7,12 +7,13 @@
 #include <vector>
 
 #include "frontend/ast.h"
-#include "frontend/diagnostics.h"
+#include "support/diagnostics.h"
+#include "support/source_file.h"
 
 namespace gpm::frontend {
 
-// Source files larger than this are refused with FileTooLarge.
-inline constexpr size_t kMaxSourceBytes = 8u << 20;
+// The support layer (units, sources, diagnostics, suggestions) is named unqualified throughout the frontend.
+using namespace gpm::support;
 
 struct LoaderOptions {
   std::string stdlib_dir;
@@ -53,8 +54,5 @@ class Loader {
   };
   std::vector<Active> stack_;  // files being loaded, for cycle detection
 };
-
-// Reads a whole file, checking existence and size; reports FileNotFound or FileTooLarge.
-bool read_source_file(const std::string& path, std::string& out, DiagnosticEngine& diags, SourceRange site);
 
 }  // namespace gpm::frontend

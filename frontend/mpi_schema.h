@@ -4,9 +4,12 @@
 #include <string_view>
 #include <vector>
 
-#include "frontend/units.h"
+#include "support/units.h"
 
 namespace gpm::frontend {
+
+// The support layer (units, sources, diagnostics, suggestions) is named unqualified throughout the frontend.
+using namespace gpm::support;
 
 struct MpiAttrSpec {
   enum class Kind { Quantity, Truth, Keyword } kind;

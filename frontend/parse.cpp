@@ -8,7 +8,7 @@
 #include "GpmLexer.h"
 #include "GpmParser.h"
 #include "frontend/ast_builder.h"
-#include "frontend/units.h"
+#include "support/units.h"
 
 namespace gpm::frontend {
 namespace {

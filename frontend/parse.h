@@ -4,9 +4,12 @@
 #include <string>
 
 #include "frontend/ast.h"
-#include "frontend/diagnostics.h"
+#include "support/diagnostics.h"
 
 namespace gpm::frontend {
+
+// The support layer (units, sources, diagnostics, suggestions) is named unqualified throughout the frontend.
+using namespace gpm::support;
 
 // Deepest bracket, block, prefix-operator or `if` nesting accepted in one statement.
 inline constexpr int kMaxNesting = 256;

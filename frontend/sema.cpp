@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "frontend/schema.h"
-#include "frontend/suggest.h"
+#include "support/suggest.h"
 
 namespace gpm::frontend {
 

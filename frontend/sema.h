@@ -7,9 +7,12 @@
 #include <vector>
 
 #include "frontend/ast.h"
-#include "frontend/diagnostics.h"
+#include "support/diagnostics.h"
 
 namespace gpm::frontend {
+
+// The support layer (units, sources, diagnostics, suggestions) is named unqualified throughout the frontend.
+using namespace gpm::support;
 
 using SymbolTable = std::map<std::string, const Decl*, std::less<>>;
 

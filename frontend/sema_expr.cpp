@@ -5,7 +5,7 @@
 #include <fmt/ranges.h>
 
 #include "frontend/sema.h"
-#include "frontend/suggest.h"
+#include "support/suggest.h"
 
 namespace gpm::frontend {
 

@@ -6,7 +6,7 @@
 
 #include "frontend/mpi_schema.h"
 #include "frontend/sema.h"
-#include "frontend/suggest.h"
+#include "support/suggest.h"
 
 namespace gpm::frontend {
 

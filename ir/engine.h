@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "frontend/units.h"
+#include "support/units.h"
 
 namespace gpm::ir {
 
@@ -16,7 +16,7 @@ namespace gpm::ir {
 struct EngineTerm {
   std::string name;
   double value = 0;
-  frontend::Dim dim;
+  support::Dim dim;
   bool limits = false;
 };
 

@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "frontend/source_manager.h"
-#include "frontend/units.h"
+#include "support/source_manager.h"
+#include "support/units.h"
 #include "ir/engine.h"
 
 namespace gpm::ir {
 
-using frontend::Dim;
-using frontend::SourceRange;
+using support::Dim;
+using support::SourceRange;
 using ValueId = int32_t;
 inline constexpr ValueId kNoValue = -1;
 

@@ -15,7 +15,7 @@ std::string quoted(const std::string& s) {
   return out + "\"";
 }
 
-std::string type_of(const Instr& in) { return in.is_bool ? "bool" : frontend::dim_name(in.dim); }
+std::string type_of(const Instr& in) { return in.is_bool ? "bool" : support::dim_name(in.dim); }
 
 void print_task(const Module& m, const Task& t, int depth, std::string& out) {
   std::string pad(size_t(depth) * 2 + 2, ' ');
@@ -52,12 +52,12 @@ std::string print_module(const Module& m, const std::vector<std::optional<double
   out += "params:\n";
   for (size_t slot = 0; slot < m.params.size(); ++slot) {
     const auto& p = m.params[slot];
-    out += fmt::format("  {}{} : {} = %{}", p.owner.empty() ? "" : p.owner + ".", p.name, frontend::dim_name(p.dim),
+    out += fmt::format("  {}{} : {} = %{}", p.owner.empty() ? "" : p.owner + ".", p.name, support::dim_name(p.dim),
                        p.value);
     if (p.range_lo != kNoValue) out += fmt::format(" in %{} .. %{}", p.range_lo, p.range_hi);
     for (size_t w = 0; w < p.words.size(); ++w) out += fmt::format("{}{} = {}", w ? ", " : " words ", w, p.words[w]);
     if (bound && slot < bound->size() && (*bound)[slot])
-      out += fmt::format("  (--set {})", frontend::format_quantity(*(*bound)[slot], p.dim));
+      out += fmt::format("  (--set {})", support::format_quantity(*(*bound)[slot], p.dim));
     out += "\n";
   }
   out += "checks:\n";

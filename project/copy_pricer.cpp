@@ -13,7 +13,7 @@
 
 namespace gpm::project {
 
-using frontend::DiagKind;
+using support::DiagKind;
 
 CopyPricer::CopyPricer(driver::Options options, std::string machine_file)
     : options_(std::move(options)), machine_file_(std::move(machine_file)) {}
@@ -110,7 +110,7 @@ bool CopyPricer::model_for(const Shape& shape, Model*& out) {
     session = host_session_.get();
     if (host_base_) {
       // The direction and memory words choose the model: the base is lowered again with them.
-      ir::ParamBindings words;
+      lower::ParamBindings words;
       for (const auto& [name, word] : {std::pair<std::string, std::string>{"direction", copy_kind_name(shape.kind)},
                                        {"memory", host_memory_name(shape.memory)}}) {
         const frontend::ParamDecl* param = session->find_param(*host_base_, "project", name, {});

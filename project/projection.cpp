@@ -8,7 +8,7 @@
 
 namespace gpm::project {
 
-using frontend::DiagKind;
+using support::DiagKind;
 
 const char* size_class_name(double bytes) {
   if (bytes < 10) return "< 10 B";
@@ -42,7 +42,7 @@ std::string plural(const std::string& pattern, size_t count) {
 
 // The k-th copy of each (kind, memory, size) of B's trace for the k-th such copy of A's; false after reporting
 // the first kind, memory and size whose counts differ.
-bool match_measured(const Trace& a, const Trace& b, frontend::DiagnosticEngine& diags,
+bool match_measured(const Trace& a, const Trace& b, support::DiagnosticEngine& diags,
                     std::vector<ProjectedCopy>& copies) {
   std::map<CopyKey, std::vector<const TraceCopy*>> in_a, in_b;
   for (const auto& copy : a.copies) in_a[key_of(copy)].push_back(&copy);
@@ -102,7 +102,7 @@ void summarize(CopyGroup& group, const std::vector<const ProjectedCopy*>& member
 }  // namespace
 
 bool project_trace(const Trace& from_a, CopyPricer& model_a, CopyPricer& model_b, const Trace* measured_b,
-                   frontend::DiagnosticEngine& diags, Projection& out, CopyPricer*& failed) {
+                   support::DiagnosticEngine& diags, Projection& out, CopyPricer*& failed) {
   out.trace_path = from_a.path;
   out.trace_format = from_a.format;
   out.from_file = model_a.machine_file();

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "frontend/diagnostics.h"
+#include "support/diagnostics.h"
 #include "project/copy_pricer.h"
 #include "project/trace.h"
 #include "validate/error_metrics.h"
@@ -52,6 +52,6 @@ struct Projection {
 // k-th copy of a given kind, memory and size in A's trace with the k-th such copy in B's) and reports any copy
 // without a partner as TraceMismatch in `diags`. False after reporting (pricing errors: see the pricers).
 bool project_trace(const Trace& from_a, CopyPricer& model_a, CopyPricer& model_b, const Trace* measured_b,
-                   frontend::DiagnosticEngine& diags, Projection& out, CopyPricer*& failed);
+                   support::DiagnosticEngine& diags, Projection& out, CopyPricer*& failed);
 
 }  // namespace gpm::project

@@ -5,14 +5,14 @@
 #include <nlohmann/json.hpp>
 
 #include "backend/report/report.h"
-#include "frontend/units.h"
+#include "support/units.h"
 #include "validate/text_table.h"
 
 namespace gpm::project {
 
 namespace {
 
-std::string bytes_text(double bytes) { return frontend::format_quantity(bytes, frontend::Dim::byte()); }
+std::string bytes_text(double bytes) { return support::format_quantity(bytes, support::Dim::byte()); }
 std::string percent(double fraction) { return fmt::format("{:.1f}%", 100.0 * fraction); }
 std::string seconds_or_dash(const CopyGroup& g, double seconds) {
   return g.count ? backend::format_seconds(seconds) : "-";

@@ -10,7 +10,7 @@
 
 namespace gpm::project {
 
-using frontend::DiagKind;
+using support::DiagKind;
 
 const char* copy_kind_name(CopyKind kind) {
   switch (kind) {
@@ -40,8 +40,8 @@ void count_skipped(std::vector<SkippedCopies>& skipped, const std::string& what,
   at->time_s += time_s;
 }
 
-bool read_trace(const std::string& path, const std::string& what, frontend::SourceManager& sources,
-                frontend::DiagnosticEngine& diags, Trace& out) {
+bool read_trace(const std::string& path, const std::string& what, support::SourceManager& sources,
+                support::DiagnosticEngine& diags, Trace& out) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     diags.error(DiagKind::FileNotFound, {}, fmt::format("`{}` is a directory, not a {} file", path, what));

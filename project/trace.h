@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "frontend/diagnostics.h"
-#include "frontend/source_manager.h"
+#include "support/diagnostics.h"
+#include "support/source_manager.h"
 
 namespace gpm::project {
 
@@ -55,13 +55,13 @@ struct Trace {
 // Reads `path`: an SQLite database when its first 16 bytes are the SQLite header ("SQLite format 3" and a NUL),
 // a CSV file otherwise. `what` names the trace in messages ("trace", "trace measured on B"). Reports
 // FileNotFound, MalformedCsv and MalformedTrace; false after reporting.
-bool read_trace(const std::string& path, const std::string& what, frontend::SourceManager& sources,
-                frontend::DiagnosticEngine& diags, Trace& out);
+bool read_trace(const std::string& path, const std::string& what, support::SourceManager& sources,
+                support::DiagnosticEngine& diags, Trace& out);
 
 // The two readers (trace_csv.cpp, trace_sqlite.cpp); read_trace chooses between them.
-bool read_csv_trace(const std::string& path, const std::string& what, frontend::SourceManager& sources,
-                    frontend::DiagnosticEngine& diags, Trace& out);
-bool read_nsight_sqlite_trace(const std::string& path, const std::string& what, frontend::DiagnosticEngine& diags,
+bool read_csv_trace(const std::string& path, const std::string& what, support::SourceManager& sources,
+                    support::DiagnosticEngine& diags, Trace& out);
+bool read_nsight_sqlite_trace(const std::string& path, const std::string& what, support::DiagnosticEngine& diags,
                               Trace& out);
 
 // Adds one unpriceable copy to `skipped` (kept sorted by description).

@@ -8,13 +8,13 @@
 
 #include <fmt/format.h>
 
-#include "frontend/suggest.h"
+#include "support/suggest.h"
 #include "project/trace.h"
 #include "validate/csv_table.h"
 
 namespace gpm::project {
 
-using frontend::DiagKind;
+using support::DiagKind;
 
 namespace {
 
@@ -26,7 +26,7 @@ struct Columns {
   bool has(const std::string& name) const { return index.count(name) > 0; }
 };
 
-bool resolve_header(const validate::CsvTable& table, frontend::DiagnosticEngine& diags, Columns& out) {
+bool resolve_header(const validate::CsvTable& table, support::DiagnosticEngine& diags, Columns& out) {
   std::vector<std::string> known = kRequired;
   for (const char* optional : {"name", "gpu", "src_gpu", "dst_gpu"}) known.push_back(optional);
   for (size_t k = 0; k < table.header.cells.size(); ++k) {
@@ -35,7 +35,7 @@ bool resolve_header(const validate::CsvTable& table, frontend::DiagnosticEngine&
       diags.error(DiagKind::MalformedCsv, cell.range,
                   fmt::format("unknown trace column `{}`: the columns are kind, bytes, memory, stream, start_s, "
                               "duration_s and, optionally, name, gpu, src_gpu and dst_gpu{}",
-                              cell.text, frontend::did_you_mean(cell.text, known)));
+                              cell.text, support::did_you_mean(cell.text, known)));
       return false;
     }
     if (!out.index.emplace(cell.text, k).second) {
@@ -56,7 +56,7 @@ bool resolve_header(const validate::CsvTable& table, frontend::DiagnosticEngine&
 
 // A plain decimal number read whole; false after reporting. `whole`: an integer is required.
 bool read_number(const validate::CsvCell& cell, const std::string& column, const char* expected, bool whole,
-                 double minimum, bool minimum_excluded, frontend::DiagnosticEngine& diags, double& value) {
+                 double minimum, bool minimum_excluded, support::DiagnosticEngine& diags, double& value) {
   char* end = nullptr;
   errno = 0;
   value = cell.text.empty() ? 0 : std::strtod(cell.text.c_str(), &end);
@@ -71,13 +71,13 @@ bool read_number(const validate::CsvCell& cell, const std::string& column, const
 }
 
 bool read_row(const validate::CsvTable& table, const validate::CsvRow& row, const Columns& columns,
-              frontend::DiagnosticEngine& diags, Trace& out) {
+              support::DiagnosticEngine& diags, Trace& out) {
   auto cell = [&](const std::string& name) -> const validate::CsvCell& { return row.cells[columns.index.at(name)]; };
   const auto& kind = cell("kind");
   if (std::find(kKinds.begin(), kKinds.end(), kind.text) == kKinds.end()) {
     diags.error(DiagKind::MalformedTrace, kind.range,
                 fmt::format("column kind: `{}` is not one of h2d, d2h, d2d, p2p, kernel{}", kind.text,
-                            frontend::did_you_mean(kind.text, kKinds)));
+                            support::did_you_mean(kind.text, kKinds)));
     return false;
   }
   double stream = 0, start = 0, duration = 0;
@@ -111,7 +111,7 @@ bool read_row(const validate::CsvTable& table, const validate::CsvRow& row, cons
   if (!memory_ok) {
     diags.error(DiagKind::MalformedTrace, memory_cell.range,
                 host ? fmt::format("column memory: an {} copy is from `pinned` or `pageable` host memory, not `{}`{}",
-                                   kind.text, memory_cell.text, frontend::did_you_mean(memory_cell.text, memories))
+                                   kind.text, memory_cell.text, support::did_you_mean(memory_cell.text, memories))
                      : fmt::format("column memory: a {} copy is between device memories: leave it empty or write "
                                    "`device`, not `{}`",
                                    kind.text, memory_cell.text));
@@ -159,8 +159,8 @@ bool read_row(const validate::CsvTable& table, const validate::CsvRow& row, cons
 
 }  // namespace
 
-bool read_csv_trace(const std::string& path, const std::string& what, frontend::SourceManager& sources,
-                    frontend::DiagnosticEngine& diags, Trace& out) {
+bool read_csv_trace(const std::string& path, const std::string& what, support::SourceManager& sources,
+                    support::DiagnosticEngine& diags, Trace& out) {
   validate::CsvTable table;
   if (!validate::read_csv_table(path, what, sources, diags, table)) return false;
   Columns columns;

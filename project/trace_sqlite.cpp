@@ -14,7 +14,7 @@
 
 namespace gpm::project {
 
-using frontend::DiagKind;
+using support::DiagKind;
 
 namespace {
 
@@ -45,7 +45,7 @@ using Statement = std::unique_ptr<sqlite3_stmt, Closer>;
 
 class Reader {
  public:
-  Reader(const std::string& path, const std::string& what, frontend::DiagnosticEngine& diags)
+  Reader(const std::string& path, const std::string& what, support::DiagnosticEngine& diags)
       : path_(path), what_(what), diags_(diags) {}
 
   bool open() {
@@ -137,7 +137,7 @@ class Reader {
 
  private:
   std::string path_, what_;
-  frontend::DiagnosticEngine& diags_;
+  support::DiagnosticEngine& diags_;
   Database db_;
 };
 
@@ -283,7 +283,7 @@ bool first_start(Reader& reader, bool has_memcpy, bool has_kernel, int64_t& orig
 
 }  // namespace
 
-bool read_nsight_sqlite_trace(const std::string& path, const std::string& what, frontend::DiagnosticEngine& diags,
+bool read_nsight_sqlite_trace(const std::string& path, const std::string& what, support::DiagnosticEngine& diags,
                               Trace& out) {
   Reader reader(path, what, diags);
   if (!reader.open()) return false;

@@ -5,19 +5,19 @@
 
 #include <fmt/format.h>
 
-#include "frontend/loader.h"
+#include "support/source_file.h"
 
 namespace gpm::validate {
 
-using frontend::DiagKind;
-using frontend::SourceRange;
+using support::DiagKind;
+using support::SourceRange;
 
 namespace {
 
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
 // The cells of the line text[begin, end) (without its line terminator).
-std::vector<CsvCell> split_cells(const std::string& text, frontend::FileId file, uint32_t begin, uint32_t end) {
+std::vector<CsvCell> split_cells(const std::string& text, support::FileId file, uint32_t begin, uint32_t end) {
   std::vector<CsvCell> cells;
   uint32_t start = begin;
   for (uint32_t i = begin;; ++i) {
@@ -33,10 +33,10 @@ std::vector<CsvCell> split_cells(const std::string& text, frontend::FileId file,
 }
 
 // Reports a NUL byte or malformed UTF-8; true when the text is clean.
-bool check_text(const std::string& text, frontend::FileId file, frontend::DiagnosticEngine& diags) {
+bool check_text(const std::string& text, support::FileId file, support::DiagnosticEngine& diags) {
   const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
   for (size_t i = 0; i < text.size();) {
-    size_t len = frontend::utf8_sequence_length(bytes + i, text.size() - i);
+    size_t len = support::utf8_sequence_length(bytes + i, text.size() - i);
     if (len == 0 || bytes[i] == 0) {
       diags.error(DiagKind::InvalidEncoding, SourceRange{file, uint32_t(i), uint32_t(i + 1)},
                   bytes[i] == 0 ? std::string("NUL byte in a CSV file: is this a binary file?")
@@ -50,15 +50,15 @@ bool check_text(const std::string& text, frontend::FileId file, frontend::Diagno
 
 }  // namespace
 
-bool read_csv_table(const std::string& path, const std::string& what, frontend::SourceManager& sources,
-                    frontend::DiagnosticEngine& diags, CsvTable& out) {
+bool read_csv_table(const std::string& path, const std::string& what, support::SourceManager& sources,
+                    support::DiagnosticEngine& diags, CsvTable& out) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     diags.error(DiagKind::FileNotFound, {}, fmt::format("`{}` is a directory, not a CSV file of {}", path, what));
     return false;
   }
   std::string text;
-  if (!frontend::read_source_file(path, text, diags, {})) return false;
+  if (!support::read_source_file(path, text, diags, {})) return false;
   out.path = path;
   out.file = sources.add(path, text);
   const std::string& held = sources.text(out.file);

@@ -4,28 +4,28 @@
 #include <string>
 #include <vector>
 
-#include "frontend/diagnostics.h"
-#include "frontend/source_manager.h"
+#include "support/diagnostics.h"
+#include "support/source_manager.h"
 
 namespace gpm::validate {
 
 // One cell: its text without surrounding blanks, and where that text is (an empty cell: where it would be).
 struct CsvCell {
   std::string text;
-  frontend::SourceRange range;
+  support::SourceRange range;
 };
 
 // One line of data: its 1-based line number, the range of the whole line, its cells.
 struct CsvRow {
   uint32_t line = 0;
-  frontend::SourceRange range;
+  support::SourceRange range;
   std::vector<CsvCell> cells;
 };
 
 // The file: lines starting with `#` (after blanks) and blank lines are skipped; the first other line is the
 // header, every later one a row. Cells are split at every comma (no quoting); a trailing CR is dropped.
 struct CsvTable {
-  frontend::FileId file = frontend::kNoFile;
+  support::FileId file = support::kNoFile;
   std::string path;
   CsvRow header;
   std::vector<CsvRow> rows;
@@ -35,7 +35,7 @@ struct CsvTable {
 // FileTooLarge, InvalidEncoding, and MalformedCsv for a file without a header or without rows, an empty header
 // cell, or a row whose cell count differs from the header's. `what` names the file's content in messages
 // ("measurements", "trace"). Returns false after reporting.
-bool read_csv_table(const std::string& path, const std::string& what, frontend::SourceManager& sources,
-                    frontend::DiagnosticEngine& diags, CsvTable& out);
+bool read_csv_table(const std::string& path, const std::string& what, support::SourceManager& sources,
+                    support::DiagnosticEngine& diags, CsvTable& out);
 
 }  // namespace gpm::validate

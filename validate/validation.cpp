@@ -13,13 +13,11 @@
 
 #include "backend/interp/point.h"
 #include "backend/jit/jit.h"
-#include "frontend/ast.h"
-#include "frontend/mpi_schema.h"
-#include "frontend/suggest.h"
+#include "support/suggest.h"
 
 namespace gpm::validate {
 
-using frontend::DiagKind;
+using support::DiagKind;
 
 namespace {
 
@@ -37,7 +35,7 @@ bool resolve_columns(driver::Session& session, const driver::Compiled& base, con
       diags.error(DiagKind::MalformedCsv, cell.range, fmt::format("column `{}` appears twice in the header", cell.text));
       return false;
     }
-    if (frontend::find_keyword_setting(cell.text)) {
+    if (driver::keyword_setting_words(cell.text)) {
       column.word = true;
       if (base.keywords.count(cell.text)) {
         diags.error(DiagKind::MalformedCsv, cell.range,
@@ -78,7 +76,7 @@ bool parse_plain_number(const std::string& text, double& value) {
 }
 
 // A measured time: a plain positive number of seconds; false after reporting.
-bool parse_measurement(const CsvCell& cell, const std::string& header, frontend::DiagnosticEngine& diags,
+bool parse_measurement(const CsvCell& cell, const std::string& header, support::DiagnosticEngine& diags,
                        double& seconds) {
   const char* text = cell.text.c_str();
   char* end = nullptr;
@@ -119,13 +117,13 @@ bool read_point(driver::Session& session, const CsvTable& table, const CsvRow& r
       return false;
     }
     if (column.word) {
-      auto words = frontend::mpi_words(*frontend::find_keyword_setting(column.name));
+      auto words = *driver::keyword_setting_words(column.name);
       if (std::find(words.begin(), words.end(), cell.text) == words.end()) {
         std::string all;
         for (const auto& w : words) all += (all.empty() ? "" : ", ") + w;
         diags.error(DiagKind::InvalidSetValue, cell.range,
                     fmt::format("column {}: the value must be one of {}{}", column.name, all,
-                                frontend::did_you_mean(cell.text, words)));
+                                support::did_you_mean(cell.text, words)));
         return false;
       }
       point.words.back() = cell.text;
@@ -139,7 +137,7 @@ bool read_point(driver::Session& session, const CsvTable& table, const CsvRow& r
         for (const auto& w : words) all += (all.empty() ? "" : ", ") + w;
         diags.error(DiagKind::InvalidSetValue, cell.range,
                     fmt::format("column {}: `{}` is a word parameter; its value is one of {}{}", column.name,
-                                column.param->name, all, frontend::did_you_mean(cell.text, words)));
+                                column.param->name, all, support::did_you_mean(cell.text, words)));
         return false;
       }
       point.values.back() = double(it - words.begin());
@@ -148,7 +146,7 @@ bool read_point(driver::Session& session, const CsvTable& table, const CsvRow& r
     }
     // A plain number is in base units (bytes, seconds, B/s), as `gpmc sweep` writes its columns.
     if (parse_plain_number(cell.text, point.values.back())) continue;
-    frontend::FileId fragment =
+    support::FileId fragment =
         session.sources().add_fragment(table.file, cell.range.begin, cell.range.end - cell.range.begin);
     if (!session.constant_value(fragment, "column " + column.name, "`" + column.param->name + "`", column.dim,
                                 point.values.back()))
@@ -163,7 +161,7 @@ std::string describe_point(const std::vector<Column>& columns, const CsvRow& row
   return out;
 }
 
-void report_failed(frontend::DiagnosticEngine& diags, const std::vector<Column>& columns, const CsvRow& row) {
+void report_failed(support::DiagnosticEngine& diags, const std::vector<Column>& columns, const CsvRow& row) {
   diags.error(DiagKind::PointFailed, row.range,
               columns.empty()
                   ? std::string("the model cannot be evaluated for the measurement on this line (errors above)")
@@ -205,8 +203,8 @@ bool predict_reshaped(driver::Session& session, const driver::Compiled& base, co
                       Validation& out) {
   for (size_t i = 0; i < out.points.size(); ++i) {
     MeasuredPoint& point = out.points[i];
-    ir::ParamBindings values;
-    ir::KeywordSettings words;
+    lower::ParamBindings values;
+    lower::KeywordSettings words;
     for (size_t k = 0; k < out.columns.size(); ++k) {
       if (out.columns[k].word)
         words[out.columns[k].name] = point.words[k];

@@ -19,7 +19,7 @@ struct Column {
   bool word = false;                           // a word-valued setting (comm_model), not a parameter
   const frontend::ParamDecl* param = nullptr;  // parameters only (a word parameter's value is its word's index)
   int32_t slot = -1;
-  frontend::Dim dim;
+  support::Dim dim;
 };
 
 struct MeasuredPoint {

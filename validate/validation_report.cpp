@@ -7,8 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backend/report/report.h"
-#include "frontend/ast.h"
-#include "frontend/units.h"
+#include "support/units.h"
 #include "validate/text_table.h"
 
 namespace gpm::validate {
@@ -31,7 +30,7 @@ std::string validation_table(const Validation& v) {
     std::vector<std::string> row{std::to_string(point.line)};
     for (size_t k = 0; k < v.columns.size(); ++k)
       row.push_back(!point.words[k].empty() ? point.words[k]
-                                            : frontend::format_quantity(point.values[k], v.columns[k].dim));
+                                            : support::format_quantity(point.values[k], v.columns[k].dim));
     row.push_back(backend::format_seconds(point.measured_s));
     row.push_back(backend::format_seconds(point.predicted_s));
     row.push_back(signed_percent(point.error));
@@ -57,7 +56,7 @@ std::string validation_json(const Validation& v) {
   ordered_json columns = ordered_json::array();
   for (const auto& column : v.columns) {
     bool word = column.word || (column.param && column.param->is_word());
-    columns.push_back({{"name", column.name}, {"dimension", word ? "word" : frontend::dim_name(column.dim)}});
+    columns.push_back({{"name", column.name}, {"dimension", word ? "word" : support::dim_name(column.dim)}});
   }
   doc["columns"] = columns;
   ordered_json points = ordered_json::array();

@@ -7,14 +7,14 @@
 
 #include <fmt/format.h>
 
-#include "frontend/units.h"
+#include "support/units.h"
 #include "ir/semantics.h"
 
 namespace gpm::backend {
 
 using namespace ir;
-using frontend::DiagKind;
-using frontend::format_quantity;
+using support::DiagKind;
+using support::format_quantity;
 
 namespace {
 
@@ -71,7 +71,7 @@ struct Reporter {
   const Module& m;
   const SlotValues& bound;
   const State& s;
-  frontend::DiagnosticEngine& diags;
+  support::DiagnosticEngine& diags;
   std::set<int32_t> reported;
   bool ok = true;
 
@@ -257,7 +257,7 @@ std::vector<double> compute_values(const Module& module, const SlotValues& bound
 namespace {
 
 // Reports faults and failed checks, then folds the task tree into phases and rows.
-bool report_and_fold(const Module& m, const SlotValues& bound, const State& s, frontend::DiagnosticEngine& diags,
+bool report_and_fold(const Module& m, const SlotValues& bound, const State& s, support::DiagnosticEngine& diags,
                      Evaluation& out) {
   Reporter reporter{m, bound, s, diags, {}};
   out.machine = m.machine_name;
@@ -293,12 +293,12 @@ bool report_and_fold(const Module& m, const SlotValues& bound, const State& s, f
 
 }  // namespace
 
-bool evaluate(const Module& m, const SlotValues& bound, frontend::DiagnosticEngine& diags, Evaluation& out) {
+bool evaluate(const Module& m, const SlotValues& bound, support::DiagnosticEngine& diags, Evaluation& out) {
   return report_and_fold(m, bound, run(m, bound), diags, out);
 }
 
 bool evaluate_with_values(const Module& m, const SlotValues& bound, std::vector<double> values,
-                          frontend::DiagnosticEngine& diags, Evaluation& out) {
+                          support::DiagnosticEngine& diags, Evaluation& out) {
   size_t n = m.instrs.size();
   if (values.size() != n) throw std::logic_error("evaluate_with_values: one value per instruction expected");
   State s{std::move(values), std::vector<int32_t>(n, -1), std::vector<Fault>(n, Fault::None)};

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "frontend/diagnostics.h"
+#include "support/diagnostics.h"
 #include "ir/ir.h"
 
 namespace gpm::backend {
@@ -16,7 +16,7 @@ using SlotValues = std::vector<std::optional<double>>;
 
 struct Quantity {
   double value = 0;  // base units
-  frontend::Dim dim;
+  support::Dim dim;
 };
 
 struct TermValue {
@@ -63,12 +63,12 @@ struct Evaluation {
 
 // Computes every instruction; faults (division by zero...) are reported with their source location.
 // Returns false, with diagnostics, when any value the model needs is faulty or a check fails.
-bool evaluate(const ir::Module& module, const SlotValues& bound, frontend::DiagnosticEngine& diags, Evaluation& out);
+bool evaluate(const ir::Module& module, const SlotValues& bound, support::DiagnosticEngine& diags, Evaluation& out);
 
 // The same report from instruction values computed elsewhere (the JIT), for a point known to be valid:
 // the values are taken as fault-free, and the checks and the fold run on them.
 bool evaluate_with_values(const ir::Module& module, const SlotValues& bound, std::vector<double> values,
-                          frontend::DiagnosticEngine& diags, Evaluation& out);
+                          support::DiagnosticEngine& diags, Evaluation& out);
 
 // Only the instruction values (no checks, no report); entries faulted are NaN. For tests and tools.
 std::vector<double> compute_values(const ir::Module& module, const SlotValues& bound);

@@ -126,7 +126,7 @@ std::string print_llvm(const ir::Module& module, const SlotValues& bound, const 
   return os.str();
 }
 
-bool evaluate(const ir::Module& module, const SlotValues& bound, frontend::DiagnosticEngine& diags, Evaluation& out) {
+bool evaluate(const ir::Module& module, const SlotValues& bound, support::DiagnosticEngine& diags, Evaluation& out) {
   Options options;
   options.with_point = false;
   options.with_values = true;

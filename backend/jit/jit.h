@@ -58,7 +58,7 @@ std::string print_llvm(const ir::Module& module, const SlotValues& bound, const 
 
 // Evaluates one point with the JIT like backend::evaluate: the rows come from the compiled values, and an
 // invalid point is handed to the interpreter, which reports its diagnostics. Returns false on errors.
-bool evaluate(const ir::Module& module, const SlotValues& bound, frontend::DiagnosticEngine& diags,
+bool evaluate(const ir::Module& module, const SlotValues& bound, support::DiagnosticEngine& diags,
               Evaluation& out);
 
 }  // namespace gpm::backend::jit

@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "backend/report/report.h"
-#include "frontend/units.h"
+#include "support/units.h"
 
 namespace gpm::backend {
 
@@ -27,7 +27,7 @@ std::string flows_table(const Evaluation& e) {
     for (const auto& f : row.detail["flows"])
       out += fmt::format("  {:<{}}  {}  {}  start {}  end {}\n", f["name"].get<std::string>(), w,
                          f["route"].get<std::string>(),
-                         frontend::format_quantity(f["bytes"].get<double>(), frontend::Dim::byte()),
+                         support::format_quantity(f["bytes"].get<double>(), support::Dim::byte()),
                          format_seconds(f["start_s"].get<double>()), format_seconds(f["end_s"].get<double>()));
     const auto& steps = row.detail["steps"];
     out += "  steps (congestion factor of each active flow):\n";

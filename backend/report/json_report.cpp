@@ -2,7 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backend/report/report.h"
-#include "frontend/units.h"
+#include "support/units.h"
 
 namespace gpm::backend {
 
@@ -39,7 +39,7 @@ std::string json_report(const Evaluation& e) {
       r["share"] = share(row.total_s);
       Json terms = Json::array();
       for (const auto& t : row.terms)
-        terms.push_back({{"name", t.name}, {"value", t.value.value}, {"dimension", frontend::dim_name(t.value.dim)}});
+        terms.push_back({{"name", t.name}, {"value", t.value.value}, {"dimension", support::dim_name(t.value.dim)}});
       r["terms"] = terms;
       if (!row.detail.is_null()) r["detail"] = row.detail;
       ops.push_back(r);
@@ -54,7 +54,7 @@ std::string json_report(const Evaluation& e) {
     params.push_back({{"name", p.name},
                       {"owner", p.owner},
                       {"value", p.word.empty() ? Json(p.value.value) : Json(p.word)},
-                      {"dimension", p.word.empty() ? frontend::dim_name(p.value.dim) : std::string("word")},
+                      {"dimension", p.word.empty() ? support::dim_name(p.value.dim) : std::string("word")},
                       {"overridden", p.overridden}});
   doc["params"] = params;
   return doc.dump(2) + "\n";

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "backend/report/report.h"
-#include "frontend/units.h"
+#include "support/units.h"
 
 namespace gpm::backend {
 
@@ -18,7 +18,7 @@ std::string table_report(const Evaluation& e) {
     std::string model = row.model;
     if (!row.bound.empty()) model += fmt::format(", bound by {}", row.bound);
     for (const auto& term : row.terms)
-      model += fmt::format("; {} {}", term.name, frontend::format_quantity(term.value.value, term.value.dim));
+      model += fmt::format("; {} {}", term.name, support::format_quantity(term.value.value, term.value.dim));
     return model;
   };
   for (const auto& phase : e.phases) {
@@ -58,7 +58,7 @@ std::string table_report(const Evaluation& e) {
   std::string params;
   for (const auto& p : e.params)
     params += fmt::format("  {}{} = {}{}\n", p.owner.empty() ? "" : p.owner + ".", p.name,
-                          p.word.empty() ? frontend::format_quantity(p.value.value, p.value.dim) : p.word,
+                          p.word.empty() ? support::format_quantity(p.value.value, p.value.dim) : p.word,
                           p.overridden ? "  (--set)" : "");
   if (!params.empty()) out += "\nparameters:\n" + params;
   return out;

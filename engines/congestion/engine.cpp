@@ -321,8 +321,8 @@ ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
   detail["steps"] = steps;
   if (s.steps.size() >= Simulator::kMaxSteps || s.factor_entries >= Simulator::kMaxFactorEntries)
     detail["steps_truncated"] = true;
-  r.terms.push_back({"flows", double(flows_.size()), frontend::Dim::count(), false});
-  r.terms.push_back({"bytes moved", bytes_total, frontend::Dim::byte(), false});
+  r.terms.push_back({"flows", double(flows_.size()), support::Dim::count(), false});
+  r.terms.push_back({"bytes moved", bytes_total, support::Dim::byte(), false});
   r.detail = std::move(detail);
   return r;
 }

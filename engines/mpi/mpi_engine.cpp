@@ -168,16 +168,16 @@ ir::EngineResult CommEngine::run(std::span<const double> inputs) const {
   if (!rounds_.empty()) {
     const PatternStats& s = rounds_[0].stats;
     if (halo_) {
-      r.terms.push_back({"K_inter", double(s.k_inter), frontend::Dim::count()});
-      r.terms.push_back({"K_total", double(s.k_total), frontend::Dim::count()});
+      r.terms.push_back({"K_inter", double(s.k_inter), support::Dim::count()});
+      r.terms.push_back({"K_total", double(s.k_total), support::Dim::count()});
     } else {
-      r.terms.push_back({"steps", steps, frontend::Dim::count()});
-      if (segments > 0) r.terms.push_back({"segments", segments, frontend::Dim::count()});
+      r.terms.push_back({"steps", steps, support::Dim::count()});
+      if (segments > 0) r.terms.push_back({"segments", segments, support::Dim::count()});
     }
   }
-  if (choice_.model != CommModel::Postal) r.terms.push_back({"k (inter-node)", k_inter_node, frontend::Dim::count()});
+  if (choice_.model != CommModel::Postal) r.terms.push_back({"k (inter-node)", k_inter_node, support::Dim::count()});
   if (choice_.tree.present && choice_.model != CommModel::Postal && k_off_leaf > 0)
-    r.terms.push_back({"k (off-leaf)", k_off_leaf, frontend::Dim::count()});
+    r.terms.push_back({"k (off-leaf)", k_off_leaf, support::Dim::count()});
   return r;
 }
 

@@ -161,9 +161,9 @@ ir::EngineResult OverlapEngine::run(std::span<const double> inputs) const {
     if (it == busy.end()) busy.push_back({iv.engine, iv.end_s - iv.start_s});
     else it->second += iv.end_s - iv.start_s;
   }
-  for (const auto& [engine, t] : busy) r.terms.push_back({engine + " busy", t, frontend::Dim::seconds(), true});
-  r.terms.push_back({"streams", double(streams()), frontend::Dim(), false});
-  for (const auto& [name, i] : reported_) r.terms.push_back({name, inputs[size_t(i)], frontend::Dim::seconds(), false});
+  for (const auto& [engine, t] : busy) r.terms.push_back({engine + " busy", t, support::Dim::seconds(), true});
+  r.terms.push_back({"streams", double(streams()), support::Dim(), false});
+  for (const auto& [name, i] : reported_) r.terms.push_back({name, inputs[size_t(i)], support::Dim::seconds(), false});
   r.detail["streams"] = streams();
   r.detail["copy_engines"] = device_.copy_engines;
   r.detail["implicit_sync"] = device_.implicit_sync;

@@ -127,7 +127,7 @@ TEST_CASE("congestion pipeline: a flows block of more than 5,000 flows is ModelT
   };
   test::Pipeline over;
   over.lower(model(5001), {});
-  CHECK(over.has(frontend::DiagKind::ModelTooLarge));
+  CHECK(over.has(support::DiagKind::ModelTooLarge));
   test::Pipeline at_limit;
   at_limit.lower(model(5000), {});
   REQUIRE_MESSAGE(!at_limit.diags.has_errors(), at_limit.all_messages());

@@ -149,7 +149,7 @@ TEST_CASE("copies: one stream is AHEAD eq. 10; more streams over a link without 
   CHECK(one->phase("h2d_pinned") == approx(9.420e-6 + 16777216 / h2d_bw));
   driver::Session s{driver::Options{{}, GPM_SOURCE_DIR "/stdlib"}};
   CHECK_FALSE(s.compile(kRoot + "/tests/golden/eval/inputs/one_gpu.gpm", kRoot + "/apps/copies.gpm", {{"streams", "4"}}));
-  CHECK(test::DiagnosticsView{s.diags()}.has(frontend::DiagKind::MissingAttribute));
+  CHECK(test::DiagnosticsView{s.diags()}.has(support::DiagKind::MissingAttribute));
 }
 
 TEST_CASE("copies: the DAS-4 PCIe 2.0 nodes derive G from the protocol model, below the bidirectional G") {

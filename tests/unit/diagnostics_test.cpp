@@ -5,9 +5,9 @@
 #include <sstream>
 #include <string>
 
-#include "frontend/diagnostics.h"
+#include "support/diagnostics.h"
 
-using namespace gpm::frontend;
+using namespace gpm::support;
 
 TEST_CASE("diagnostics: an error renders as file:line:col: error: message [Kind] with line and caret") {
   SourceManager sm;

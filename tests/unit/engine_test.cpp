@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "backend/interp/interpreter.h"
-#include "frontend/diagnostics.h"
-#include "frontend/source_manager.h"
+#include "support/diagnostics.h"
+#include "support/source_manager.h"
 #include "ir/printer.h"
 #include "ir/verifier.h"
 
@@ -24,8 +24,8 @@ class SumEngine : public ir::Engine {
     for (double x : inputs)
       if (x < 0) r.error = "a negative input";
     r.time_s = total(inputs);
-    r.terms.push_back({"first", inputs[0], frontend::Dim::seconds(), true});
-    r.terms.push_back({"second", inputs[1], frontend::Dim::seconds(), true});
+    r.terms.push_back({"first", inputs[0], support::Dim::seconds(), true});
+    r.terms.push_back({"second", inputs[1], support::Dim::seconds(), true});
     r.detail["inputs"] = inputs.size();
     return r;
   }
@@ -43,8 +43,8 @@ struct EngineModule {
   ir::Module m;
   EngineModule(double a, double b) {
     ir::Builder builder(m);
-    ir::ValueId va = builder.constant(a, frontend::Dim::seconds());
-    ir::ValueId vb = builder.constant(b, frontend::Dim::seconds());
+    ir::ValueId va = builder.constant(a, support::Dim::seconds());
+    ir::ValueId vb = builder.constant(b, support::Dim::seconds());
     m.engine_calls.push_back({std::make_shared<SumEngine>(), {va, vb}});
     ir::Task task = ir::Task::make(ir::TaskKind::Engine, "both");
     task.engine_call = 0;
@@ -52,7 +52,7 @@ struct EngineModule {
     ir::Task phase = ir::Task::make(ir::TaskKind::Phase, "p");
     phase.children.push_back(task);
     ir::Task iterate = ir::Task::make(ir::TaskKind::Iterate, "iterate 3");
-    iterate.value = builder.constant(3, frontend::Dim());
+    iterate.value = builder.constant(3, support::Dim());
     iterate.children.push_back(phase);
     m.root = ir::Task::make(ir::TaskKind::Seq, "app");
     m.root.children.push_back(iterate);
@@ -64,8 +64,8 @@ struct EngineModule {
 TEST_CASE("an engine task is folded from its inputs, with terms, bound and detail") {
   EngineModule e(2, 5);
   CHECK(ir::verify(e.m).empty());
-  frontend::SourceManager sources;
-  frontend::DiagnosticEngine diags(sources);
+  support::SourceManager sources;
+  support::DiagnosticEngine diags(sources);
   backend::Evaluation out;
   REQUIRE(backend::evaluate(e.m, {}, diags, out));
   CHECK(out.total_s == doctest::Approx(21));
@@ -85,12 +85,12 @@ TEST_CASE("an engine task is folded from its inputs, with terms, bound and detai
 
 TEST_CASE("an engine's error becomes an EngineError diagnostic and the evaluation fails") {
   EngineModule e(2, -1);
-  frontend::SourceManager sources;
-  frontend::DiagnosticEngine diags(sources);
+  support::SourceManager sources;
+  support::DiagnosticEngine diags(sources);
   backend::Evaluation out;
   CHECK_FALSE(backend::evaluate(e.m, {}, diags, out));
   REQUIRE(diags.diagnostics().size() == 1);
-  CHECK(diags.diagnostics()[0].kind == frontend::DiagKind::EngineError);
+  CHECK(diags.diagnostics()[0].kind == support::DiagKind::EngineError);
   CHECK(diags.diagnostics()[0].message == "`both`: a negative input");
 }
 

@@ -10,14 +10,14 @@
 #include <vector>
 
 #include "backend/interp/interpreter.h"
-#include "frontend/diagnostics.h"
+#include "support/diagnostics.h"
 #include "frontend/parse.h"
 #include "frontend/sema.h"
-#include "ir/lower.h"
+#include "lower/lower.h"
 #include "test_support.h"
 
 using namespace gpm;
-using frontend::DiagKind;
+using support::DiagKind;
 
 namespace {
 
@@ -28,8 +28,8 @@ struct Evaluated : test::Pipeline {
   backend::Evaluation result;
   bool ok = false;
 
-  frontend::LineColumn at(const frontend::SourceRange& r) const { return sources.line_column(r.file, r.begin); }
-  std::string text_of(const frontend::SourceRange& r) const {
+  support::LineColumn at(const support::SourceRange& r) const { return sources.line_column(r.file, r.begin); }
+  std::string text_of(const support::SourceRange& r) const {
     return sources.text(r.file).substr(r.begin, r.end - r.begin);
   }
   double param(const std::string& name) const {
@@ -304,7 +304,7 @@ TEST_CASE("interpreter: param values report defaults and overrides") {
   REQUIRE(e->result.params.size() == 2);
   CHECK(e->result.params[0].name == "a");
   CHECK_FALSE(e->result.params[0].overridden);
-  CHECK(e->result.params[0].value.dim == frontend::Dim::byte());
+  CHECK(e->result.params[0].value.dim == support::Dim::byte());
   CHECK(e->result.params[1].overridden);
   CHECK(e->result.params[1].value.value == 5.0);
 }
@@ -346,8 +346,8 @@ TEST_CASE("interpreter: the machine's node count must be a positive whole number
   auto zero = evaluate("machine m { nodes = 0\n node { cpu c } }\n");
   CHECK_FALSE(zero->ok);
   CHECK(zero->has(DiagKind::NonPositiveValue));
-  frontend::SourceManager sources;
-  frontend::DiagnosticEngine diags(sources);
+  support::SourceManager sources;
+  support::DiagnosticEngine diags(sources);
   // A fractional count may be caught while lowering or while evaluating; either way it is NotAnInteger.
   auto file = sources.add("m.gpm", "machine m { nodes = 2.5\n node { cpu c } }\n");
   std::vector<std::unique_ptr<frontend::Module>> modules;
@@ -356,8 +356,8 @@ TEST_CASE("interpreter: the machine's node count must be a positive whole number
   frontend::Sema sema(diags);
   REQUIRE(sema.check(modules));
   ir::Module ir;
-  ir::ParamBindings none;
-  ir::Lowerer lowerer(sema.program(), sources, diags, ir, none);
+  lower::ParamBindings none;
+  lower::Lowerer lowerer(sema.program(), sources, diags, ir, none);
   lowerer.lower_params({sema.program().machines.at(0)});
   lowerer.lower_machine(*sema.program().machines.at(0));
   backend::Evaluation result;

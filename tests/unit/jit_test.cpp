@@ -68,7 +68,7 @@ void compare(const std::string& app, const std::vector<std::string>& inputs, con
     double jit = compiled->point()(point.data(), jit_phases.data());
     double interp = backend::evaluate_point(p.ir, bound, scratch, interp_phases.data());
     agree(jit, interp, where);
-    frontend::DiagnosticEngine diags(p.sources);
+    support::DiagnosticEngine diags(p.sources);
     backend::Evaluation full;
     bool ok = backend::evaluate(p.ir, bound, diags, full);
     INFO(where);
@@ -161,7 +161,7 @@ TEST_CASE("jit: eval from compiled values reproduces the interpreter's evaluatio
           {});
   REQUIRE(!p.diags.has_errors());
   backend::Evaluation a, b;
-  frontend::DiagnosticEngine da(p.sources), db(p.sources);
+  support::DiagnosticEngine da(p.sources), db(p.sources);
   REQUIRE(backend::evaluate(p.ir, p.bound, da, a));
   REQUIRE(backend::jit::evaluate(p.ir, p.bound, db, b));
   CHECK(a.total_s == b.total_s);
@@ -176,10 +176,10 @@ TEST_CASE("jit: an invalid point under --backend jit reports the interpreter's d
   test::Pipeline p;
   p.lower(std::string(kMachine) + "app a { param z = 0\n overhead 1 s * 1 s / (z * 1 s) }", {});
   REQUIRE(!p.diags.has_errors());
-  frontend::DiagnosticEngine diags(p.sources);
+  support::DiagnosticEngine diags(p.sources);
   backend::Evaluation out;
   CHECK_FALSE(backend::jit::evaluate(p.ir, p.bound, diags, out));
-  CHECK(test::DiagnosticsView{diags}.has(frontend::DiagKind::DivisionByZero));
+  CHECK(test::DiagnosticsView{diags}.has(support::DiagKind::DivisionByZero));
 }
 
 TEST_CASE("jit: the printed module names its functions, inputs and runtime calls") {
@@ -220,15 +220,15 @@ class SumEngine : public ir::Engine {
 TEST_CASE("jit: engine tasks call the engine through the runtime with their inputs") {
   ir::Module m;
   ir::Builder builder(m);
-  ir::ValueId def = builder.constant(1, frontend::Dim::seconds());
+  ir::ValueId def = builder.constant(1, support::Dim::seconds());
   ir::ValueId x = builder.param(0, def, {});
-  m.params.push_back({"x", "", frontend::Dim::seconds(), x});
-  ir::ValueId two = builder.constant(2, frontend::Dim::seconds());
+  m.params.push_back({"x", "", support::Dim::seconds(), x});
+  ir::ValueId two = builder.constant(2, support::Dim::seconds());
   m.engine_calls.push_back({std::make_shared<SumEngine>(), {x, two, x}});
   ir::Task task = ir::Task::make(ir::TaskKind::Engine, "sum");
   task.engine_call = 0;
   ir::Task phase = ir::Task::make(ir::TaskKind::Iterate, "iterate 3");
-  phase.value = builder.constant(3, frontend::Dim());
+  phase.value = builder.constant(3, support::Dim());
   phase.children.push_back(task);
   m.root = ir::Task::make(ir::TaskKind::Seq, "app");
   m.root.children.push_back(phase);
@@ -241,14 +241,14 @@ TEST_CASE("jit: engine tasks call the engine through the runtime with their inpu
   CHECK(phases[0] == 30);
   in = -1;
   CHECK(std::isnan(compiled->point()(&in, phases)));
-  frontend::SourceManager sources;
-  frontend::DiagnosticEngine diags(sources);
+  support::SourceManager sources;
+  support::DiagnosticEngine diags(sources);
   backend::Evaluation a, b;
   REQUIRE(backend::evaluate(m, {5.0}, diags, a));
   REQUIRE(backend::jit::evaluate(m, {5.0}, diags, b));
   CHECK(a.total_s == b.total_s);
   CHECK_FALSE(backend::jit::evaluate(m, {-5.0}, diags, b));
-  CHECK(test::DiagnosticsView{diags}.has(frontend::DiagKind::EngineError));
+  CHECK(test::DiagnosticsView{diags}.has(support::DiagKind::EngineError));
 }
 
 TEST_CASE("jit: a large module (constant table, many blocks, no O2) agrees with the interpreter") {

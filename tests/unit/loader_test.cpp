@@ -9,7 +9,7 @@
 
 #include <unistd.h>
 
-#include "frontend/diagnostics.h"
+#include "support/diagnostics.h"
 #include "frontend/loader.h"
 
 using namespace gpm::frontend;

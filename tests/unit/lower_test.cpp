@@ -9,17 +9,17 @@
 #include <vector>
 
 #include "backend/interp/interpreter.h"
-#include "frontend/diagnostics.h"
+#include "support/diagnostics.h"
 #include "frontend/loader.h"
 #include "frontend/parse.h"
 #include "frontend/sema.h"
-#include "ir/lower.h"
+#include "lower/lower.h"
 #include "ir/topology.h"
 #include "ir/verifier.h"
 #include "test_support.h"
 
 using namespace gpm;
-using frontend::DiagKind;
+using support::DiagKind;
 
 namespace {
 
@@ -50,7 +50,7 @@ struct Lowered : test::Pipeline {
   double value(ir::ValueId id) const { return values.at(size_t(id)); }
 };
 
-std::unique_ptr<Lowered> lower(const std::string& text, const std::map<std::string, double>& bindings = {}) {
+std::unique_ptr<Lowered> lower_text(const std::string& text, const std::map<std::string, double>& bindings = {}) {
   auto l = std::make_unique<Lowered>();
   l->lower(text, bindings);
   l->values = backend::compute_values(l->ir, l->bound);
@@ -60,7 +60,7 @@ std::unique_ptr<Lowered> lower(const std::string& text, const std::map<std::stri
 }  // namespace
 
 TEST_CASE("lower: components of arrays and sockets get indexed paths like s[1].g[2]") {
-  auto l = lower(R"(
+  auto l = lower_text(R"(
 machine m {
   node {
     socket s[2] {
@@ -80,21 +80,21 @@ machine m {
 }
 
 TEST_CASE("lower: a socket without a count is a plain prefix, and array sizes may be params") {
-  auto l = lower("machine m { param k = 2\n node { socket one { gpu g[k] } } }\n");
+  auto l = lower_text("machine m { param k = 2\n node { socket one { gpu g[k] } } }\n");
   INFO(l->all_messages());
   REQUIRE_FALSE(l->diags.has_errors());
   CHECK(l->paths() == std::vector<std::string>{"one.g[0]", "one.g[1]"});
-  auto bound = lower("machine m { param k = 2\n node { socket one { gpu g[k] } } }\n", {{"k", 4}});
+  auto bound = lower_text("machine m { param k = 2\n node { socket one { gpu g[k] } } }\n", {{"k", 4}});
   CHECK(bound->ir.topology.components.size() == 4);
 }
 
 TEST_CASE("lower: a fractional or negative array size is NotAnInteger") {
-  CHECK(lower("machine m { node { gpu g[2.5] } }\n")->has(DiagKind::NotAnInteger));
-  CHECK(lower("machine m { node { gpu g[-1] } }\n")->has(DiagKind::NotAnInteger));
+  CHECK(lower_text("machine m { node { gpu g[2.5] } }\n")->has(DiagKind::NotAnInteger));
+  CHECK(lower_text("machine m { node { gpu g[-1] } }\n")->has(DiagKind::NotAnInteger));
 }
 
 TEST_CASE("lower: `g[*]` expands to one link per element") {
-  auto l = lower(R"(
+  auto l = lower_text(R"(
 machine m {
   node {
     cpu p
@@ -114,7 +114,7 @@ machine m {
 }
 
 TEST_CASE("lower: inside a socket, names refer to the socket's own components first") {
-  auto l = lower(R"(
+  auto l = lower_text(R"(
 machine m {
   node {
     socket s[2] {
@@ -135,7 +135,7 @@ machine m {
 }
 
 TEST_CASE("lower: an index past the end of an array is IndexOutOfRange") {
-  auto l = lower("machine m { node { cpu p\n gpu g[3]\n link p <-> g[3] { bw = 1 GB/s } } }\n");
+  auto l = lower_text("machine m { node { cpu p\n gpu g[3]\n link p <-> g[3] { bw = 1 GB/s } } }\n");
   const auto* d = l->find(DiagKind::IndexOutOfRange);
   REQUIRE(d);
   CHECK(d->message.find("3 elements") != std::string::npos);
@@ -143,19 +143,19 @@ TEST_CASE("lower: an index past the end of an array is IndexOutOfRange") {
   CHECK(at.line == 3);
   CHECK(at.column == 13);
 
-  auto socket = lower("machine m { node { socket s[2] { cpu p } \n link s[0].p <-> s[2].p { bw = 1 GB/s } } }\n");
+  auto socket = lower_text("machine m { node { socket s[2] { cpu p } \n link s[0].p <-> s[2].p { bw = 1 GB/s } } }\n");
   CHECK(socket->has(DiagKind::IndexOutOfRange));
 }
 
 TEST_CASE("lower: a reference to a component that does not exist is UnknownComponent") {
-  auto l = lower("machine m { node { cpu p\n link p <-> q { bw = 1 GB/s } } }\n");
+  auto l = lower_text("machine m { node { cpu p\n link p <-> q { bw = 1 GB/s } } }\n");
   CHECK(l->has(DiagKind::UnknownComponent));
-  auto star = lower("machine m { node { cpu p\n link p <-> g[*] { bw = 1 GB/s } } }\n");
+  auto star = lower_text("machine m { node { cpu p\n link p <-> g[*] { bw = 1 GB/s } } }\n");
   CHECK(star->has(DiagKind::UnknownComponent));
 }
 
 TEST_CASE("lower: link bandwidth and latency are kept per direction") {
-  auto l = lower(R"(
+  auto l = lower_text(R"(
 machine m {
   node {
     memory mem
@@ -176,7 +176,7 @@ machine m {
 }
 
 TEST_CASE("lower: `bw` and `latency` apply to both directions, and a direction-specific value overrides") {
-  auto l = lower("machine m { node { cpu a\n gpu b\n link a <-> b { bw = 8 GB/s; latency = 2 us; bw_rev = 4 GB/s } } }\n");
+  auto l = lower_text("machine m { node { cpu a\n gpu b\n link a <-> b { bw = 8 GB/s; latency = 2 us; bw_rev = 4 GB/s } } }\n");
   INFO(l->all_messages());
   REQUIRE_FALSE(l->diags.has_errors());
   const ir::Link& link = l->ir.topology.links.at(0);
@@ -187,7 +187,7 @@ TEST_CASE("lower: `bw` and `latency` apply to both directions, and a direction-s
 }
 
 TEST_CASE("lower: a link without latency has zero latency") {
-  auto l = lower("machine m { node { cpu a\n gpu b\n link a <-> b { bw = 8 GB/s } } }\n");
+  auto l = lower_text("machine m { node { cpu a\n gpu b\n link a <-> b { bw = 8 GB/s } } }\n");
   REQUIRE_FALSE(l->diags.has_errors());
   const ir::Link& link = l->ir.topology.links.at(0);
   CHECK(l->value(link.latency[0]) == 0.0);
@@ -195,7 +195,7 @@ TEST_CASE("lower: a link without latency has zero latency") {
 }
 
 TEST_CASE("lower: a one-way link has values for its one direction only") {
-  auto l = lower("machine m { node { cpu a\n gpu b\n link a -> b { bw_fwd = 3 GB/s } } }\n");
+  auto l = lower_text("machine m { node { cpu a\n gpu b\n link a -> b { bw_fwd = 3 GB/s } } }\n");
   INFO(l->all_messages());
   REQUIRE_FALSE(l->diags.has_errors());
   const ir::Link& link = l->ir.topology.links.at(0);
@@ -206,19 +206,19 @@ TEST_CASE("lower: a one-way link has values for its one direction only") {
 }
 
 TEST_CASE("lower: a two-way link with only bw_fwd is MissingAttribute") {
-  auto l = lower("machine m { node { cpu a\n gpu b\n link a <-> b { bw_fwd = 3 GB/s } } }\n");
+  auto l = lower_text("machine m { node { cpu a\n gpu b\n link a <-> b { bw_fwd = 3 GB/s } } }\n");
   CHECK(l->has(DiagKind::MissingAttribute));
-  CHECK(lower("machine m { node { cpu a\n gpu b\n link a <-> b { latency = 1 us } } }\n")->has(DiagKind::MissingAttribute));
+  CHECK(lower_text("machine m { node { cpu a\n gpu b\n link a <-> b { latency = 1 us } } }\n")->has(DiagKind::MissingAttribute));
 }
 
 TEST_CASE("lower: a link from a component to itself and a link with two multi-ends are rejected") {
-  CHECK(lower("machine m { node { cpu a\n link a <-> a { bw = 1 GB/s } } }\n")->has(DiagKind::MisplacedDeclaration));
-  CHECK(lower("machine m { node { cpu c[2]\n gpu g[2]\n link c[*] <-> g[*] { bw = 1 GB/s } } }\n")
+  CHECK(lower_text("machine m { node { cpu a\n link a <-> a { bw = 1 GB/s } } }\n")->has(DiagKind::MisplacedDeclaration));
+  CHECK(lower_text("machine m { node { cpu c[2]\n gpu g[2]\n link c[*] <-> g[*] { bw = 1 GB/s } } }\n")
             ->has(DiagKind::MisplacedDeclaration));
 }
 
 TEST_CASE("lower: type attributes are merged with component attributes, which win") {
-  auto l = lower(R"(
+  auto l = lower_text(R"(
 type G : gpu { mem_bw = 900 GB/s; peak_fp64 = 7 Tflop/s }
 machine m { node { gpu a : G
   gpu b : G { mem_bw = 1 TB/s } } }
@@ -232,15 +232,15 @@ machine m { node { gpu a : G
 }
 
 TEST_CASE("lower: the machine's node count defaults to 1") {
-  auto l = lower("machine m { node { cpu a } }\n");
+  auto l = lower_text("machine m { node { cpu a } }\n");
   REQUIRE_FALSE(l->diags.has_errors());
   CHECK(l->value(l->ir.topology.node_count) == 1.0);
-  auto n = lower("machine m { nodes = 16\n node { cpu a } }\n");
+  auto n = lower_text("machine m { nodes = 16\n node { cpu a } }\n");
   CHECK(n->value(n->ir.topology.node_count) == 16.0);
 }
 
 TEST_CASE("lower: an h2d copy routes from the nearest memory along the fewest links and sums latencies") {
-  auto l = lower(R"(
+  auto l = lower_text(R"(
 machine m {
   node {
     memory mem { bw = 50 GB/s }
@@ -270,7 +270,7 @@ app a { copy h2d 1 GB pinned }
 }
 
 TEST_CASE("lower: a d2h copy uses the reverse direction of each link") {
-  auto l = lower(R"(
+  auto l = lower_text(R"(
 machine m {
   node {
     memory mem { bw = 50 GB/s }
@@ -288,9 +288,9 @@ app a { copy d2h 1 GB pinned }
 }
 
 TEST_CASE("lower: a copy with no route to host memory is NoPath") {
-  auto none = lower("machine m { node { gpu g } }\napp a { copy h2d 1 B pinned }\n");
+  auto none = lower_text("machine m { node { gpu g } }\napp a { copy h2d 1 B pinned }\n");
   CHECK(none->has(DiagKind::NoPath));
-  auto one_way = lower(R"(
+  auto one_way = lower_text(R"(
 machine m { node { memory mem { bw = 1 GB/s }
   gpu g
   link g -> mem { bw = 1 GB/s } } }
@@ -300,7 +300,7 @@ app a { copy h2d 1 B pinned }
 }
 
 TEST_CASE("lower: run on names a gpu, without `on` the first gpu is used") {
-  auto l = lower(R"(
+  auto l = lower_text(R"(
 type G : gpu { mem_bw = 100 GB/s; peak_fp64 = 1 Tflop/s }
 machine m { node { cpu c
   gpu g[2] : G } }
@@ -315,12 +315,12 @@ app a {
   REQUIRE(l->ir.root.children.size() == 2);
   CHECK(l->ir.root.children[0].children.at(0).name == "run k on g[0]");
   CHECK(l->ir.root.children[1].children.at(0).name == "run k on g[1]");
-  auto bad = lower("machine m { node { cpu c } }\napp a { kernel k { bytes = 1 GB }\n run k on c }\n");
+  auto bad = lower_text("machine m { node { cpu c } }\napp a { kernel k { bytes = 1 GB }\n run k on c }\n");
   CHECK(bad->has(DiagKind::UnknownComponent));
 }
 
 TEST_CASE("lower: a roofline kernel on a gpu without mem_bw is MissingAttribute with a note") {
-  auto l = lower("machine m { node { gpu g } }\napp a { kernel k { bytes = 1 GB }\n run k }\n");
+  auto l = lower_text("machine m { node { gpu g } }\napp a { kernel k { bytes = 1 GB }\n run k }\n");
   const auto* d = l->find(DiagKind::MissingAttribute);
   REQUIRE(d);
   CHECK(d->message.find("mem_bw") != std::string::npos);
@@ -328,7 +328,7 @@ TEST_CASE("lower: a roofline kernel on a gpu without mem_bw is MissingAttribute 
 }
 
 TEST_CASE("lower: the IR of a machine and app passes the verifier") {
-  auto l = lower(R"(
+  auto l = lower_text(R"(
 type G : gpu { mem_bw = 100 GB/s; peak_fp64 = 1 Tflop/s; d2d_latency = 2 us }
 machine m { node { memory mem { bw = 20 GB/s }
   socket s[2] { cpu c
@@ -348,11 +348,11 @@ app a {
 
 TEST_CASE("lower: a negative constant exponent on a quantity lowers") {
   auto run = [] {
-    auto l = lower("param f = (2 s)^-1\n");
+    auto l = lower_text("param f = (2 s)^-1\n");
     int slot = l->ir.find_param("f");
     REQUIRE(slot >= 0);
     CHECK(l->value(l->ir.params[size_t(slot)].value) == approx(0.5));
-    CHECK(l->ir.params[size_t(slot)].dim == frontend::Dim::count() / frontend::Dim::seconds());
+    CHECK(l->ir.params[size_t(slot)].dim == support::Dim::count() / support::Dim::seconds());
   };
   CHECK_NOTHROW(run());
 }

@@ -7,7 +7,7 @@
 
 #include "test_support.h"
 #include "frontend/ast.h"
-#include "frontend/diagnostics.h"
+#include "support/diagnostics.h"
 #include "frontend/parse.h"
 
 using namespace gpm::frontend;

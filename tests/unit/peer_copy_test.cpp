@@ -127,11 +127,11 @@ TEST_CASE("copy p2p: same GPU, no path, a component that is not one GPU") {
   std::string machine = kRoot + "/tests/golden/copies/inputs/pcie_tree.gpm";
   auto same = evaluate(machine, "app a { copy p2p 1 MB from g[0] to g[0] }\n");
   CHECK_FALSE(same->ok);
-  CHECK(test::DiagnosticsView{same->session.diags()}.has(frontend::DiagKind::InvalidKeyword));
+  CHECK(test::DiagnosticsView{same->session.diags()}.has(support::DiagKind::InvalidKeyword));
   auto none = evaluate(machine, "app a { copy p2p 1 MB from g[0] to alone }\n");
   CHECK_FALSE(none->ok);
-  CHECK(test::DiagnosticsView{none->session.diags()}.has(frontend::DiagKind::NoPath));
+  CHECK(test::DiagnosticsView{none->session.diags()}.has(support::DiagKind::NoPath));
   auto cpu = evaluate(machine, "app a { copy p2p 1 MB from host to g[0] }\n");
   CHECK_FALSE(cpu->ok);
-  CHECK(test::DiagnosticsView{cpu->session.diags()}.has(frontend::DiagKind::UnknownComponent));
+  CHECK(test::DiagnosticsView{cpu->session.diags()}.has(support::DiagKind::UnknownComponent));
 }

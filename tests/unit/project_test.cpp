@@ -47,8 +47,8 @@ const char* kMemcpyTable =
     "bytes INTEGER, copyKind INTEGER, srcKind INTEGER, dstKind INTEGER);";
 
 struct Reading {
-  frontend::SourceManager sources;
-  frontend::DiagnosticEngine diags{sources};
+  support::SourceManager sources;
+  support::DiagnosticEngine diags{sources};
   project::Trace trace;
   bool ok = false;
   explicit Reading(const std::string& path) { ok = project::read_trace(path, "trace", sources, diags, trace); }

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "backend/interp/interpreter.h"
-#include "frontend/diagnostics.h"
-#include "ir/lower.h"
+#include "support/diagnostics.h"
+#include "lower/lower.h"
 #include "test_support.h"
 
 using namespace gpm;
@@ -112,5 +112,5 @@ app a { kernel k { flops = 1 Gflop; l2_bytes = 1 GB } run k }
 )";
   // lower() requires sema to pass; the missing attribute is found while lowering.
   e.lower(text, {});
-  CHECK(e.has(frontend::DiagKind::MissingAttribute));
+  CHECK(e.has(support::DiagKind::MissingAttribute));
 }

@@ -148,7 +148,7 @@ TEST_CASE("reference: PCIe Gen2 x16 in titan.gpm is 8.0 GB/s") {
   const backend::ParamValue* bw = r->param_info("link_bw");
   REQUIRE(bw);
   CHECK(bw->value.value == approx(8.0e9).epsilon(1e-15));
-  CHECK(bw->value.dim == frontend::Dim::byte() / frontend::Dim::seconds());
+  CHECK(bw->value.dim == support::Dim::byte() / support::Dim::seconds());
   CHECK(r->param("lo_h2d") == approx(9.420e-6).epsilon(1e-15));
   CHECK(r->param("lo_d2h") == approx(9.023e-6).epsilon(1e-15));
   CHECK(r->param("bw_h2d") == approx(kTitanH2D).epsilon(1e-12));
@@ -161,7 +161,7 @@ TEST_CASE("reference: PCIe Gen3 x16 `16 * 8 GT/s * 1 b * 128 / 130` is 15.754 GB
   auto r = run(kTitan, app.path.string());
   const backend::ParamValue* gen3 = r->param_info("gen3");
   REQUIRE(gen3);
-  CHECK(gen3->value.dim == frontend::Dim::byte() / frontend::Dim::seconds());
+  CHECK(gen3->value.dim == support::Dim::byte() / support::Dim::seconds());
   // AHEAD eq. 3: 16 lanes x 8 GT/s x 128/130 / 8 bits = 15.754 GB/s (Gen4: 31.508 GB/s), to 5 figures.
   CHECK(std::round(gen3->value.value / 1e9 * 1000) / 1000 == approx(15.754));
   CHECK(gen3->value.value == approx(15.754e9).epsilon(1e-4));
@@ -228,20 +228,20 @@ TEST_CASE("reference: --set values are checked against the parameter's dimension
   driver::Session s{driver::Options{{}, GPM_SOURCE_DIR "/stdlib"}};
   CHECK_FALSE(s.compile(kTitan, kRoot + "/apps/bandwidth.gpm", {{"bytes", "1 s"}}));
   bool invalid = false;
-  for (const auto& d : s.diags().diagnostics()) invalid = invalid || d.kind == frontend::DiagKind::InvalidSetValue;
+  for (const auto& d : s.diags().diagnostics()) invalid = invalid || d.kind == support::DiagKind::InvalidSetValue;
   CHECK(invalid);
 
   driver::Session u{driver::Options{{}, GPM_SOURCE_DIR "/stdlib"}};
   CHECK_FALSE(u.compile(kTitan, kRoot + "/apps/bandwidth.gpm", {{"nope", "1"}}));
   bool unknown = false;
-  for (const auto& d : u.diags().diagnostics()) unknown = unknown || d.kind == frontend::DiagKind::UnknownParameter;
+  for (const auto& d : u.diags().diagnostics()) unknown = unknown || d.kind == support::DiagKind::UnknownParameter;
   CHECK(unknown);
 
   driver::Session big{driver::Options{{}, GPM_SOURCE_DIR "/stdlib"}};
   // A value outside its range is refused when the model is compiled, before it shapes anything.
   CHECK_FALSE(big.compile(kTitan, kRoot + "/apps/bandwidth.gpm", {{"bytes", "128 GiB"}}));
   bool range = false;
-  for (const auto& d : big.diags().diagnostics()) range = range || d.kind == frontend::DiagKind::ParamOutOfRange;
+  for (const auto& d : big.diags().diagnostics()) range = range || d.kind == support::DiagKind::ParamOutOfRange;
   CHECK(range);
 }
 
@@ -249,7 +249,7 @@ TEST_CASE("reference: giving an app where the machine belongs is WrongModelKind"
   driver::Session s{driver::Options{{}, GPM_SOURCE_DIR "/stdlib"}};
   CHECK_FALSE(s.compile(kRoot + "/apps/bandwidth.gpm", kTitan, {}));
   bool wrong = false;
-  for (const auto& d : s.diags().diagnostics()) wrong = wrong || d.kind == frontend::DiagKind::WrongModelKind;
+  for (const auto& d : s.diags().diagnostics()) wrong = wrong || d.kind == support::DiagKind::WrongModelKind;
   CHECK(wrong);
 }
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "frontend/ast.h"
-#include "frontend/diagnostics.h"
+#include "support/diagnostics.h"
 #include "frontend/parse.h"
 #include "frontend/sema.h"
 

@@ -3,9 +3,9 @@
 
 #include <string>
 
-#include "frontend/source_manager.h"
+#include "support/source_manager.h"
 
-using namespace gpm::frontend;
+using namespace gpm::support;
 
 namespace {
 // Checks line_column(offset) == {line, column}.

@@ -1,9 +1,9 @@
 // suggest_test.cpp: unit tests of "did you mean" suggestions.
 #include <doctest/doctest.h>
 
-#include "frontend/suggest.h"
+#include "support/suggest.h"
 
-using namespace gpm::frontend;
+using namespace gpm::support;
 
 TEST_CASE("suggest: the closest name within two edits is proposed") {
   CHECK(closest_name("bandwith", {"latency", "bandwidth", "bytes"}) == "bandwidth");

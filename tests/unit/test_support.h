@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "backend/interp/interpreter.h"
-#include "frontend/diagnostics.h"
+#include "support/diagnostics.h"
 #include "frontend/parse.h"
 #include "frontend/sema.h"
-#include "ir/lower.h"
+#include "lower/lower.h"
 
 namespace gpm::test {
 
@@ -30,14 +30,14 @@ inline std::string read_file(const std::string& path) {
 
 // Lookups over the diagnostics an engine collected.
 struct DiagnosticsView {
-  const frontend::DiagnosticEngine& engine;
-  size_t count(frontend::DiagKind kind) const {
+  const support::DiagnosticEngine& engine;
+  size_t count(support::DiagKind kind) const {
     size_t n = 0;
     for (const auto& d : engine.diagnostics()) n += d.kind == kind;
     return n;
   }
-  bool has(frontend::DiagKind kind) const { return count(kind) > 0; }
-  const frontend::Diagnostic* find(frontend::DiagKind kind) const {
+  bool has(support::DiagKind kind) const { return count(kind) > 0; }
+  const support::Diagnostic* find(support::DiagKind kind) const {
     for (const auto& d : engine.diagnostics())
       if (d.kind == kind) return &d;
     return nullptr;
@@ -52,17 +52,17 @@ struct DiagnosticsView {
 // The standard library and one user text, parsed, checked and lowered: every machine, then every app,
 // with every machine's and app's parameters. Bindings are by parameter name.
 struct Pipeline {
-  frontend::SourceManager sources;
-  frontend::DiagnosticEngine diags{sources};
+  support::SourceManager sources;
+  support::DiagnosticEngine diags{sources};
   std::vector<std::unique_ptr<frontend::Module>> modules;
   frontend::Sema sema{diags};
   ir::Module ir;
-  ir::ParamBindings bindings;
+  lower::ParamBindings bindings;
   backend::SlotValues bound;
 
-  size_t count(frontend::DiagKind kind) const { return DiagnosticsView{diags}.count(kind); }
-  bool has(frontend::DiagKind kind) const { return DiagnosticsView{diags}.has(kind); }
-  const frontend::Diagnostic* find(frontend::DiagKind kind) const { return DiagnosticsView{diags}.find(kind); }
+  size_t count(support::DiagKind kind) const { return DiagnosticsView{diags}.count(kind); }
+  bool has(support::DiagKind kind) const { return DiagnosticsView{diags}.has(kind); }
+  const support::Diagnostic* find(support::DiagKind kind) const { return DiagnosticsView{diags}.find(kind); }
   std::string all_messages() const { return DiagnosticsView{diags}.all_messages(); }
 
   void lower(const std::string& text, const std::map<std::string, double>& named) {
@@ -82,7 +82,7 @@ struct Pipeline {
     std::vector<const frontend::Decl*> owners;
     for (const auto* m : sema.program().machines) owners.push_back(m);
     for (const auto* a : sema.program().apps) owners.push_back(a);
-    ir::Lowerer lowerer(sema.program(), sources, diags, ir, bindings);
+    lower::Lowerer lowerer(sema.program(), sources, diags, ir, bindings);
     lowerer.lower_params(owners);
     for (const auto* m : sema.program().machines) lowerer.lower_machine(*m);
     if (!diags.has_errors())

@@ -1,9 +1,9 @@
 // units_test.cpp: unit tests of the unit table and dimension arithmetic.
 #include <doctest/doctest.h>
 
-#include "frontend/units.h"
+#include "support/units.h"
 
-using namespace gpm::frontend;
+using namespace gpm::support;
 
 TEST_CASE("decimal and binary prefixes mean what they say") {
   CHECK(parse_unit("KB")->scale == 1000.0);

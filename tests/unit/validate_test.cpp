@@ -44,8 +44,8 @@ TEST_CASE("validate: MAPE and WMAPE follow their definitions (AHEAD VI-C)") {
 }
 
 TEST_CASE("validate: the CSV reader skips comments and blank lines and keeps cells' places") {
-  frontend::SourceManager sources;
-  frontend::DiagnosticEngine diags(sources);
+  support::SourceManager sources;
+  support::DiagnosticEngine diags(sources);
   std::string path = write_temp("cells.csv", "# comment\n\n  # indented comment\nbytes , measured_s\r\n 1 KiB,2e-6\n");
   validate::CsvTable table;
   REQUIRE(validate::read_csv_table(path, "measurements", sources, diags, table));
@@ -65,12 +65,12 @@ TEST_CASE("validate: the CSV reader skips comments and blank lines and keeps cel
 
 TEST_CASE("validate: ragged rows and files without rows are MalformedCsv") {
   for (const char* text : {"a,measured_s\n1,2,3\n", "a,b,measured_s\n1,2\n", "", "# only\n", "a,measured_s\n"}) {
-    frontend::SourceManager sources;
-    frontend::DiagnosticEngine diags(sources);
+    support::SourceManager sources;
+    support::DiagnosticEngine diags(sources);
     std::string path = write_temp("ragged.csv", text);
     validate::CsvTable table;
     CHECK_FALSE(validate::read_csv_table(path, "measurements", sources, diags, table));
-    CHECK_MESSAGE(gpm::test::DiagnosticsView{diags}.has(frontend::DiagKind::MalformedCsv), text);
+    CHECK_MESSAGE(gpm::test::DiagnosticsView{diags}.has(support::DiagKind::MalformedCsv), text);
     std::remove(path.c_str());
   }
 }

@@ -51,7 +51,7 @@ struct Run {
     if (compiled) session.evaluate(*compiled, result);
   }
   ~Run() { fs::remove_all(dir); }
-  bool has(frontend::DiagKind kind) {
+  bool has(support::DiagKind kind) {
     for (const auto& d : session.diags().diagnostics())
       if (d.kind == kind) return true;
     return false;
@@ -88,15 +88,15 @@ TEST_CASE("words: a word parameter used by the lowering is a shape slot (one com
 }
 
 TEST_CASE("words: misuse is a diagnostic of its own kind") {
-  CHECK(Run(kApp, {{"direction", "up"}}).has(frontend::DiagKind::InvalidSetValue));
-  CHECK(Run(kApp, {{"direction", "2"}}).has(frontend::DiagKind::WordParamMisuse));
+  CHECK(Run(kApp, {{"direction", "up"}}).has(support::DiagKind::InvalidSetValue));
+  CHECK(Run(kApp, {{"direction", "2"}}).has(support::DiagKind::WordParamMisuse));
   CHECK(Run("app a {\n  param n = 1 MB\n  copy h2d n pinned\n}\n", {{"n", "pinned"}})
-            .has(frontend::DiagKind::WordParamMisuse));
+            .has(support::DiagKind::WordParamMisuse));
   CHECK(Run("app a {\n  param memory = pinned in {pinned, pageable}\n  copy h2d 1 MB * memory pinned\n}\n", {})
-            .has(frontend::DiagKind::WordParamMisuse));
-  CHECK(Run("app a {\n  param n = 3\n  copy h2d 1 MB n\n}\n", {}).has(frontend::DiagKind::WordParamMisuse));
+            .has(support::DiagKind::WordParamMisuse));
+  CHECK(Run("app a {\n  param n = 3\n  copy h2d 1 MB n\n}\n", {}).has(support::DiagKind::WordParamMisuse));
   CHECK(Run("app a {\n  param d = h2d in {h2d, sideways}\n  copy d 1 MB pinned\n}\n", {})
-            .has(frontend::DiagKind::InvalidKeyword));
+            .has(support::DiagKind::InvalidKeyword));
   CHECK(Run("app a {\n  param d = d2x in {h2d, d2h}\n  copy d 1 MB pinned\n}\n", {})
-            .has(frontend::DiagKind::InvalidKeyword));
+            .has(support::DiagKind::InvalidKeyword));
 }

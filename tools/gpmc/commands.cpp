@@ -16,11 +16,11 @@ driver::Options options_of(const CommonOptions& common) { return driver::Options
 
 // Splits `name=value`; reports a malformed --set.
 bool parse_settings(const std::vector<std::string>& sets, std::vector<driver::Setting>& out,
-                    frontend::DiagnosticEngine& diags) {
+                    support::DiagnosticEngine& diags) {
   for (const auto& s : sets) {
     size_t eq = s.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == s.size()) {
-      diags.error(frontend::DiagKind::UsageError, {},
+      diags.error(support::DiagKind::UsageError, {},
                   fmt::format("--set `{}` must have the form name=value, e.g. --set bytes=1GiB (quote a value "
                               "with spaces: --set 'link_bw=25 GB/s')",
                               s));

@@ -57,11 +57,11 @@ int run_dump_llvm(const CommonOptions& common, const EvalOptions& options);
 int run_sweep(const CommonOptions& common, const SweepOptions& options);
 // offload_commands.cpp: eval --compare strategy, and the --timeline file.
 int run_compare_strategies(const CommonOptions& common, const EvalOptions& options);
-bool write_timeline(const backend::Evaluation& evaluation, const std::string& path, frontend::DiagnosticEngine& diags);
+bool write_timeline(const backend::Evaluation& evaluation, const std::string& path, support::DiagnosticEngine& diags);
 
 // Shared by the subcommands: splits `name=value` settings (false with a diagnostic), prints errors.
 bool parse_settings(const std::vector<std::string>& sets, std::vector<driver::Setting>& out,
-                    frontend::DiagnosticEngine& diags);
+                    support::DiagnosticEngine& diags);
 driver::Options options_of(const CommonOptions& common);
 int fail(driver::Session& session);
 // `gpmc search` (search.cpp): every order of an app's `flows unordered` block.

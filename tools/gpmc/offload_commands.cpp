@@ -27,7 +27,7 @@ struct Ranked {
 
 }  // namespace
 
-bool write_timeline(const backend::Evaluation& evaluation, const std::string& path, frontend::DiagnosticEngine& diags) {
+bool write_timeline(const backend::Evaluation& evaluation, const std::string& path, support::DiagnosticEngine& diags) {
   nlohmann::ordered_json events = nlohmann::ordered_json::array();
   int pid = 0;
   for (const auto& phase : evaluation.phases)
@@ -35,7 +35,7 @@ bool write_timeline(const backend::Evaluation& evaluation, const std::string& pa
       if (row.detail.is_object() && row.detail.contains("timeline"))
         engines::append_chrome_trace(row.detail["timeline"], row.name, ++pid, events);
   if (pid == 0) {
-    diags.error(frontend::DiagKind::UsageError, {},
+    diags.error(support::DiagKind::UsageError, {},
                 fmt::format("--timeline: app `{}` has no operation with a schedule (only `offload` statements have one)",
                             evaluation.app));
     return false;
@@ -47,7 +47,7 @@ bool write_timeline(const backend::Evaluation& evaluation, const std::string& pa
   out << doc.dump(1) << "\n";
   out.close();
   if (!out) {
-    diags.error(frontend::DiagKind::UsageError, {}, fmt::format("--timeline: cannot write `{}`", path));
+    diags.error(support::DiagKind::UsageError, {}, fmt::format("--timeline: cannot write `{}`", path));
     return false;
   }
   return true;
@@ -67,7 +67,7 @@ int run_compare_strategies(const CommonOptions& common, const EvalOptions& optio
     auto compiled = session.compile(options.machine, options.app, settings);
     if (!compiled) return fail(session);
     if (i < 0 && !has_offload(compiled->module)) {
-      session.diags().error(frontend::DiagKind::UsageError, {},
+      session.diags().error(support::DiagKind::UsageError, {},
                             fmt::format("--compare strategy: app `{}` has no `offload` statement to compare",
                                         compiled->module.app_name));
       return fail(session);

@@ -10,8 +10,8 @@
 namespace gpm::cli {
 
 int run_project(const CommonOptions& common, const ProjectOptions& options) {
-  frontend::SourceManager sources;
-  frontend::DiagnosticEngine diags(sources);
+  support::SourceManager sources;
+  support::DiagnosticEngine diags(sources);
   auto failed = [&]() {
     diags.flush(std::cerr);
     return 1;

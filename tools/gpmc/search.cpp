@@ -65,7 +65,7 @@ int run_search(const CommonOptions& common, const SearchOptions& options) {
   std::vector<const ir::Task*> blocks;
   find_unordered(m, m.root, blocks);
   if (blocks.size() != 1) {
-    session.diags().error(frontend::DiagKind::NothingToSearch, blocks.empty() ? frontend::SourceRange{} : blocks[1]->range,
+    session.diags().error(support::DiagKind::NothingToSearch, blocks.empty() ? support::SourceRange{} : blocks[1]->range,
                           blocks.empty() ? fmt::format("app `{}` has no `flows unordered {{ ... }}` block: nothing to "
                                                        "search",
                                                        m.app_name)
@@ -77,7 +77,7 @@ int run_search(const CommonOptions& common, const SearchOptions& options) {
   const auto& engine = static_cast<const cg::CongestionEngine&>(*call.engine);
   uint64_t orders = engine.order_count();
   if (orders > options.max_orders) {
-    session.diags().error(frontend::DiagKind::TooManyOrders, blocks[0]->range,
+    session.diags().error(support::DiagKind::TooManyOrders, blocks[0]->range,
                           orders == UINT64_MAX
                               ? fmt::format("this block has more orders than can be counted; the search is refused")
                               : fmt::format("this block has {} orders, more than --max-orders {}; raise --max-orders "
@@ -96,7 +96,7 @@ int run_search(const CommonOptions& common, const SearchOptions& options) {
   finished = true;
   progress.join();
   if (!result.error.empty()) {
-    session.diags().error(frontend::DiagKind::EngineError, blocks[0]->range, result.error);
+    session.diags().error(support::DiagKind::EngineError, blocks[0]->range, result.error);
     return fail();
   }
   const auto& flows = engine.flows();

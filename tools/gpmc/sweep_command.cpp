@@ -30,13 +30,13 @@ std::string csv_field(const std::string& s) {
 
 // A coordinate as people read it: the word of a word parameter, else the quantity with its unit.
 std::string value_text(const driver::SweepAxis& axis, double value) {
-  return axis.is_word() ? axis.words[size_t(value)] : frontend::format_quantity(value, axis.dim);
+  return axis.is_word() ? axis.words[size_t(value)] : support::format_quantity(value, axis.dim);
 }
 
 // The column name of each phase: its name when every compiled variant gives it the same one, else (a word
 // parameter chose an algorithm or a copy direction, which the name shows) the first line of its statement as
 // written, whitespace collapsed, which holds for every row.
-std::vector<std::string> phase_names(const frontend::SourceManager& sources, const ir::Module& base,
+std::vector<std::string> phase_names(const support::SourceManager& sources, const ir::Module& base,
                                      const std::vector<std::unique_ptr<driver::Compiled>>& variants) {
   std::vector<std::string> names;
   for (size_t i = 0; i < base.root.children.size(); ++i) {
@@ -81,7 +81,7 @@ class Writer {
       head["app"] = module_.app_name;
       head["varied"] = nlohmann::ordered_json::array();
       for (const auto& axis : sweep_.axes())
-        head["varied"].push_back({{"name", axis.name}, {"dimension", axis.is_word() ? "word" : frontend::dim_name(axis.dim)}});
+        head["varied"].push_back({{"name", axis.name}, {"dimension", axis.is_word() ? "word" : support::dim_name(axis.dim)}});
       head["phases"] = nlohmann::ordered_json::array();
       for (const auto& name : phase_names_) head["phases"].push_back(name);
       std::string text = head.dump(2);
@@ -208,7 +208,7 @@ int run_sweep(const CommonOptions& common, const SweepOptions& options) {
   for (size_t k = 0; k < specs.size(); ++k)
     if (!driver::parse_vary(options.varies[k], specs[k], diags)) return fail(session);
   if (options.threads > 1024) {
-    diags.error(frontend::DiagKind::UsageError, {}, fmt::format("--threads {}: at most 1024", options.threads));
+    diags.error(support::DiagKind::UsageError, {}, fmt::format("--threads {}: at most 1024", options.threads));
     return fail(session);
   }
   auto compiled = session.compile(options.machine, options.app, settings);

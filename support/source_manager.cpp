@@ -1,9 +1,9 @@
 // source_manager.cpp: line tables and offset-to-position mapping for loaded files.
-#include "frontend/source_manager.h"
+#include "support/source_manager.h"
 
 #include <algorithm>
 
-namespace gpm::frontend {
+namespace gpm::support {
 
 size_t utf8_sequence_length(const unsigned char* p, size_t remaining) {
   if (remaining == 0) return 0;
@@ -62,4 +62,4 @@ std::string_view SourceManager::line_text(FileId id, uint32_t line) const {
   return view;
 }
 
-}  // namespace gpm::frontend
+}  // namespace gpm::support

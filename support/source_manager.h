@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-namespace gpm::frontend {
+namespace gpm::support {
 
 using FileId = int32_t;
 inline constexpr FileId kNoFile = -1;
@@ -59,4 +59,4 @@ class SourceManager {
   std::vector<File> files_;
 };
 
-}  // namespace gpm::frontend
+}  // namespace gpm::support

@@ -1,9 +1,9 @@
 // suggest.cpp: edit distance between names, for suggestions in diagnostics.
-#include "frontend/suggest.h"
+#include "support/suggest.h"
 
 #include <algorithm>
 
-namespace gpm::frontend {
+namespace gpm::support {
 
 static size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
@@ -41,4 +41,4 @@ std::string did_you_mean(std::string_view name, const std::vector<std::string>& 
   return best.empty() ? std::string() : "; did you mean `" + best + "`?";
 }
 
-}  // namespace gpm::frontend
+}  // namespace gpm::support

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "frontend/diagnostics.h"
+#include "support/diagnostics.h"
 #include "frontend/sema.h"
 #include "ir/ir.h"
 #include "ir/topology.h"
@@ -17,9 +17,12 @@ namespace gpm::engines {
 struct OverlapOp;
 }
 
-namespace gpm::ir {
+namespace gpm::lower {
 
-using frontend::DiagnosticEngine;
+// The lowering builds the IR: the IR's names are used unqualified here (ir::Module over frontend::Module).
+using namespace gpm::ir;
+using ir::Module;
+using support::DiagnosticEngine;
 
 // Values given with --set, by parameter declaration, in base units.
 using ParamBindings = std::map<const frontend::ParamDecl*, double>;
@@ -31,7 +34,7 @@ class Lowerer {
  public:
   static constexpr long kMaxInlinedCalls = 500'000;
   static constexpr size_t kMaxComponents = 1'000'000;
-  Lowerer(const frontend::CheckedProgram& program, const frontend::SourceManager& sources, DiagnosticEngine& diags,
+  Lowerer(const frontend::CheckedProgram& program, const support::SourceManager& sources, DiagnosticEngine& diags,
           Module& out, const ParamBindings& bindings);
   // The global parameters and constants, and those of the given machines and apps (with range checks).
   void lower_params(const std::vector<const frontend::Decl*>& owners);
@@ -110,7 +113,7 @@ class Lowerer {
   std::string peak_attr_name(const frontend::Attr* precision);
 
   const frontend::CheckedProgram& program_;
-  const frontend::SourceManager& sources_;
+  const support::SourceManager& sources_;
   DiagnosticEngine& diags_;
   Module& m_;
   Builder b_;
@@ -131,4 +134,4 @@ class Lowerer {
   std::string strategy_override_;
 };
 
-}  // namespace gpm::ir
+}  // namespace gpm::lower

@@ -1,12 +1,12 @@
 // units.cpp: the unit table (decimal and binary prefixes) and dimension formatting.
-#include "frontend/units.h"
+#include "support/units.h"
 
 #include <cmath>
 #include <cstring>
 
 #include <fmt/format.h>
 
-namespace gpm::frontend {
+namespace gpm::support {
 namespace {
 
 // A unit's factor to base units is num / den; fractions keep a denominator so that `10 us` converts as
@@ -152,4 +152,4 @@ std::string format_quantity(double v, Dim dim) {
   return fmt::format("{:.6g} [{} in base units]", v, dim_name(dim));
 }
 
-}  // namespace gpm::frontend
+}  // namespace gpm::support

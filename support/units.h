@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-namespace gpm::frontend {
+namespace gpm::support {
 
 // Exponents of the base dimensions; all zero is a plain count.
 struct Dim {
@@ -64,4 +64,4 @@ std::optional<Dim> dimension_named(std::string_view name);
 // Formats a value given in base units with a readable unit for its dimension (`12.5 GB/s`).
 std::string format_quantity(double base_value, Dim dim);
 
-}  // namespace gpm::frontend
+}  // namespace gpm::support

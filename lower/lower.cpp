@@ -1,5 +1,5 @@
 // lower.cpp: lowers expressions, parameters, constants and (inlined) function calls to SSA IR.
-#include "ir/lower.h"
+#include "lower/lower.h"
 
 #include <algorithm>
 
@@ -7,7 +7,7 @@
 
 #include "ir/semantics.h"
 
-namespace gpm::ir {
+namespace gpm::lower {
 
 using namespace frontend;
 
@@ -239,4 +239,4 @@ ValueId Lowerer::call_stdlib(const std::string& fn_name, const std::vector<Value
   return inline_call(*fn, args);
 }
 
-}  // namespace gpm::ir
+}  // namespace gpm::lower

@@ -4,13 +4,13 @@
 #include <string>
 #include <vector>
 
-#include "frontend/source_manager.h"
+#include "support/source_manager.h"
 
-namespace gpm::frontend {
+namespace gpm::support {
 
 enum class DiagKind {
 #define GPM_DIAG(name, summary) name,
-#include "frontend/diagnostic_kinds.def"
+#include "support/diagnostic_kinds.def"
 #undef GPM_DIAG
 };
 
@@ -51,4 +51,4 @@ class DiagnosticEngine {
   bool suppressed_last_ = false;  // the last error repeated an earlier one: its notes are dropped too
 };
 
-}  // namespace gpm::frontend
+}  // namespace gpm::support

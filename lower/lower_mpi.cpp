@@ -4,10 +4,10 @@
 
 #include "engines/mpi/mpi_engine.h"
 #include "frontend/mpi_schema.h"
-#include "ir/lower.h"
+#include "lower/lower.h"
 #include "ir/topology.h"
 
-namespace gpm::ir {
+namespace gpm::lower {
 
 using namespace frontend;
 
@@ -373,4 +373,4 @@ Task Lowerer::lower_mpi(const Stmt& s) {
   return task;
 }
 
-}  // namespace gpm::ir
+}  // namespace gpm::lower

@@ -3,10 +3,10 @@
 
 #include <fmt/format.h>
 
-#include "ir/lower.h"
+#include "lower/lower.h"
 #include "ir/topology.h"
 
-namespace gpm::ir {
+namespace gpm::lower {
 
 using namespace frontend;
 
@@ -323,4 +323,4 @@ void Lowerer::lower_app(const AppDecl& app) {
   }
 }
 
-}  // namespace gpm::ir
+}  // namespace gpm::lower

@@ -1,10 +1,10 @@
 // lower_peer_copy.cpp: lowers `copy p2p SIZE from GPU to GPU`, a copy between two GPUs over the node's links.
 #include <fmt/format.h>
 
-#include "ir/lower.h"
+#include "lower/lower.h"
 #include "ir/topology.h"
 
-namespace gpm::ir {
+namespace gpm::lower {
 
 using namespace frontend;
 
@@ -43,4 +43,4 @@ Task Lowerer::lower_peer_copy(const Stmt& s, Task task, ValueId bytes) {
   return task;
 }
 
-}  // namespace gpm::ir
+}  // namespace gpm::lower

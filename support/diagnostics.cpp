@@ -1,18 +1,18 @@
 // diagnostics.cpp: stores diagnostics and renders `file:line:col: error: message [Kind]` with a caret.
-#include "frontend/diagnostics.h"
+#include "support/diagnostics.h"
 
 #include <ostream>
 
 #include <fmt/format.h>
 
-namespace gpm::frontend {
+namespace gpm::support {
 
 const char* diag_kind_name(DiagKind kind) {
   switch (kind) {
 #define GPM_DIAG(name, summary) \
   case DiagKind::name:          \
     return #name;
-#include "frontend/diagnostic_kinds.def"
+#include "support/diagnostic_kinds.def"
 #undef GPM_DIAG
   }
   return "Unknown";
@@ -23,7 +23,7 @@ const char* diag_kind_summary(DiagKind kind) {
 #define GPM_DIAG(name, summary) \
   case DiagKind::name:          \
     return summary;
-#include "frontend/diagnostic_kinds.def"
+#include "support/diagnostic_kinds.def"
 #undef GPM_DIAG
   }
   return "";
@@ -32,7 +32,7 @@ const char* diag_kind_summary(DiagKind kind) {
 std::vector<DiagKind> all_diag_kinds() {
   return {
 #define GPM_DIAG(name, summary) DiagKind::name,
-#include "frontend/diagnostic_kinds.def"
+#include "support/diagnostic_kinds.def"
 #undef GPM_DIAG
   };
 }
@@ -126,4 +126,4 @@ void DiagnosticEngine::flush(std::ostream& out) {
   out.flush();
 }
 
-}  // namespace gpm::frontend
+}  // namespace gpm::support

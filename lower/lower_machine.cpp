@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 
 #include "frontend/schema.h"
-#include "ir/lower.h"
+#include "lower/lower.h"
 
-namespace gpm::ir {
+namespace gpm::lower {
 
 using namespace frontend;
 
@@ -249,4 +249,4 @@ void Lowerer::lower_machine(const MachineDecl& machine) {
   lower_mpi_section(machine);
 }
 
-}  // namespace gpm::ir
+}  // namespace gpm::lower

@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include "engines/congestion/engine.h"
-#include "ir/lower.h"
+#include "lower/lower.h"
 
-namespace gpm::ir {
+namespace gpm::lower {
 
 using namespace frontend;
 namespace cg = engines::congestion;
@@ -107,4 +107,4 @@ Task Lowerer::lower_flows(const Stmt& s) {
   return task;
 }
 
-}  // namespace gpm::ir
+}  // namespace gpm::lower

@@ -2,10 +2,10 @@
 // memory through device-mapped memory while it runs (van Werkhoven et al. section III-A and eq. 6).
 #include <fmt/format.h>
 
-#include "ir/lower.h"
+#include "lower/lower.h"
 #include "ir/topology.h"
 
-namespace gpm::ir {
+namespace gpm::lower {
 
 using namespace frontend;
 
@@ -72,4 +72,4 @@ Task Lowerer::lower_mapped_run(const Stmt& s, Task task, int gpu) {
   return task;
 }
 
-}  // namespace gpm::ir
+}  // namespace gpm::lower

@@ -6,10 +6,10 @@
 #include <fmt/format.h>
 
 #include "engines/overlap/overlap_engine.h"
-#include "ir/lower.h"
+#include "lower/lower.h"
 #include "ir/topology.h"
 
-namespace gpm::ir {
+namespace gpm::lower {
 
 using namespace frontend;
 using engines::OverlapOp;
@@ -219,4 +219,4 @@ Task Lowerer::lower_offload(const Stmt& s) {
   return task;
 }
 
-}  // namespace gpm::ir
+}  // namespace gpm::lower
