@@ -1,5 +1,7 @@
-// topology.h: routes on the node's component graph (shortest paths with a deterministic tie-break).
+// topology.h: routes on the node's component graph: fewest links, then least latency, then most bandwidth, then a
+// tie-break by component order that never depends on the order links were declared in.
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,14 +16,42 @@ struct Hop {
   int direction;
 };
 
-// The path with the fewest links from `from` to `to` that respects link directions. Ties are broken by
-// exploring each component's links in declaration order (breadth-first), so the result is stable. With
-// `no_transit_kind`, the path passes through no component of that kind between its two ends (a copy between
-// two GPUs is not forwarded by a third).
-std::optional<std::vector<Hop>> shortest_path(const Topology& topology, int from, int to,
-                                              const std::string& no_transit_kind = {});
+// A link's latency (s) and bandwidth (B/s) in one direction, at the values the model is lowered with.
+struct LinkCost {
+  double latency = 0;
+  double bandwidth = 0;
+};
+using LinkCostFn = std::function<LinkCost(int link, int direction)>;
 
-// The component of `kind` nearest to `from` (fewest links, then declaration order), or -1.
+// Routes between components of one topology; the adjacency is built once, so routing many flows is cheap.
+//
+// The route from `from` to `to` is, among the paths that respect link directions (and, with `no_transit_kind`,
+// pass through no component of that kind between their ends: a copy between two GPUs is not forwarded by a third):
+//   1. one with the fewest links;
+//   2. among those, the least total latency (sums within a relative 1e-12 are equal);
+//   3. then the largest bottleneck bandwidth (the slowest link of the route, equal within 1e-12);
+//   4. then the route whose sequence of components comes first in component declaration order.
+// Steps 2 and 3 use `cost` (asked only for the links of the fewest-link routes, and only when there are two or more
+// of them) and are skipped without one. Link declaration order never decides a route.
+class Router {
+ public:
+  explicit Router(const Topology& topology, LinkCostFn cost = {});
+  std::optional<std::vector<Hop>> route(int from, int to, const std::string& no_transit_kind = {});
+
+ private:
+  const LinkCost& cost_of(const Hop& hop);
+  const Topology& t_;
+  LinkCostFn cost_;
+  std::vector<std::vector<Hop>> out_, in_;  // directed hops leaving and entering each component
+  std::vector<std::vector<LinkCost>> costs_;  // per link and direction, filled on demand
+  std::vector<std::vector<bool>> costed_;
+};
+
+// One route with a router made for it (see Router for the rule).
+std::optional<std::vector<Hop>> shortest_path(const Topology& topology, int from, int to,
+                                              const std::string& no_transit_kind = {}, const LinkCostFn& cost = {});
+
+// The component of `kind` nearest to `from` (fewest links, then component declaration order), or -1.
 int nearest_of_kind(const Topology& topology, int from, const std::string& kind);
 
 // Components of a kind, in declaration order.

@@ -75,6 +75,7 @@ class Lowerer {
   void add_links(const std::vector<frontend::NodeItem>& items, const std::string& prefix);
   std::vector<int> resolve(const frontend::CompRef& ref, const std::string& prefix);
   void index_paths();
+  void merge_parallel_links();
   bool path_exists(const std::string& path) const { return known_paths_.count(path) > 0; }
   std::optional<int> whole_number(const frontend::Expr& expr, const char* what);
   void add_check(CheckKind kind, ValueId value, SourceRange range, std::string what);
@@ -101,6 +102,9 @@ class Lowerer {
     ValueId lo, bw, gap;  // L+O (sum), bandwidth (minimum), LogGP gap (maximum; kNoValue when no link has one)
   };
   PathCost path_cost(const std::vector<Hop>& path);
+  // The router's view of a link (ir::Router): its latency and bandwidth at the bound values. Only links of routes
+  // that tie on the number of links are asked, and their parameters then shape the module.
+  LinkCostFn link_costs();
   std::string route_name(int from, const std::vector<Hop>& path) const;
   Task lower_flows(const frontend::Stmt& stmt);  // lower_congestion.cpp
   Task lower_offload(const frontend::Stmt& stmt);  // lower_offload.cpp

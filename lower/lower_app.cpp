@@ -120,6 +120,13 @@ Task Lowerer::lower_run(const AppDecl& app, const Stmt& s) {
 
 // A path's L+O is the sum of its links' latencies and of the latencies of the switches and root complexes it
 // crosses; its bandwidth is the slowest link's; its gap the largest (each in the direction travelled).
+LinkCostFn Lowerer::link_costs() {
+  return [this](int link, int direction) {
+    const Link& l = m_.topology.links[size_t(link)];
+    return LinkCost{eager_value(l.latency[direction]), eager_value(l.bw[direction])};
+  };
+}
+
 Lowerer::PathCost Lowerer::path_cost(const std::vector<Hop>& path) {
   ValueId lo = kNoValue, bw = kNoValue, gap = kNoValue;
   for (size_t i = 0; i < path.size(); ++i) {
@@ -192,7 +199,8 @@ Task Lowerer::lower_copy(const Stmt& s) {
     return task;
   }
   bool h2d = direction == "h2d";
-  auto path = h2d ? shortest_path(m_.topology, memory, gpu) : shortest_path(m_.topology, gpu, memory);
+  auto path = h2d ? shortest_path(m_.topology, memory, gpu, {}, link_costs())
+                  : shortest_path(m_.topology, gpu, memory, {}, link_costs());
   const std::string& mem_path = m_.topology.components[size_t(memory)].path;
   if (!path) {
     diags_.error(DiagKind::NoPath, s.range,

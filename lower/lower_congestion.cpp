@@ -82,7 +82,7 @@ Task Lowerer::lower_flows(const Stmt& s) {
   }
   if (!ok) return task;
   cg::BuildError error;
-  auto engine = cg::CongestionEngine::build(m_.topology, fabrics, std::move(specs), s.unordered, error);
+  auto engine = cg::CongestionEngine::build(m_.topology, fabrics, std::move(specs), s.unordered, error, link_costs());
   if (!engine) {
     SourceRange where = error.flow >= 0 ? s.flows[size_t(error.flow)].range : s.range;
     DiagKind kind = error.message.find("no path") != std::string::npos ? DiagKind::NoPath : DiagKind::FabricError;

@@ -1,5 +1,7 @@
 // lower_machine.cpp: expands a machine's node description (sockets, arrays, types) into the topology graph.
 #include <cmath>
+#include <map>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -232,6 +234,41 @@ void Lowerer::add_links(const std::vector<NodeItem>& items, const std::string& p
   }
 }
 
+// Links declared between the same two components, the same way (both bidirectional, or one-way in the same
+// direction), are one bundle: a transfer spreads over all of them, so the bandwidths add up per direction
+// (DGX-1's double NVLinks, a GPU's links to one NVSwitch). The bundle's latency is the largest of theirs (a
+// transfer striped over the links ends with the slowest), its LogGP gap the largest, and its duplex and mapped
+// bandwidths the sums where every member has one. It keeps the first declaration's name and place.
+void Lowerer::merge_parallel_links() {
+  auto& links = m_.topology.links;
+  std::map<std::tuple<int, int, bool>, size_t> first;  // (low end, high end, bidirectional) or (a, b, false)
+  std::vector<Link> kept;
+  kept.reserve(links.size());
+  for (const Link& l : links) {
+    auto key = l.bidirectional ? std::make_tuple(std::min(l.a, l.b), std::max(l.a, l.b), true)
+                               : std::make_tuple(l.a, l.b, false);
+    auto [it, fresh] = first.emplace(key, kept.size());
+    if (fresh) {
+      kept.push_back(l);
+      continue;
+    }
+    Link& into = kept[it->second];
+    for (int d = 0; d < (l.bidirectional ? 2 : 1); ++d) {
+      int e = l.a == into.a ? d : 1 - d;  // the same direction of travel in `into`
+      SourceRange r = l.range;
+      into.bw[e] = b_.binary(Opcode::Add, into.bw[e], l.bw[d], r);
+      into.latency[e] = b_.binary(Opcode::Max, into.latency[e], l.latency[d], r);
+      auto both = [&](ValueId& a, ValueId b, Opcode op) {
+        a = (a == kNoValue || b == kNoValue) ? kNoValue : b_.binary(op, a, b, r);
+      };
+      both(into.gap[e], l.gap[d], Opcode::Max);
+      both(into.bw_duplex[e], l.bw_duplex[d], Opcode::Add);
+      both(into.bw_mapped[e], l.bw_mapped[d], Opcode::Add);
+    }
+  }
+  links = std::move(kept);
+}
+
 void Lowerer::lower_machine(const MachineDecl& machine) {
   m_.machine_name = machine.name;
   for (const auto& a : machine.attrs)
@@ -246,6 +283,7 @@ void Lowerer::lower_machine(const MachineDecl& machine) {
   add_components(machine.nodes[0]->items, "");
   index_paths();
   add_links(machine.nodes[0]->items, "");
+  merge_parallel_links();
   lower_mpi_section(machine);
 }
 

@@ -37,7 +37,8 @@ Task Lowerer::lower_mapped_run(const Stmt& s, Task task, int gpu) {
   ValueId lo[2], bw[2];
   std::string route;
   for (int d = 0; d < 2; ++d) {
-    auto path = d == 0 ? shortest_path(m_.topology, memory, gpu) : shortest_path(m_.topology, gpu, memory);
+    auto path = d == 0 ? shortest_path(m_.topology, memory, gpu, {}, link_costs())
+                         : shortest_path(m_.topology, gpu, memory, {}, link_costs());
     if (!path) {
       diags_.error(DiagKind::NoPath, s.range, fmt::format("no path of links joins `{}` and host memory {}", g.path,
                                                           d == 0 ? "(host to device)" : "(device to host)"));

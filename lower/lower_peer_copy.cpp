@@ -28,7 +28,7 @@ Task Lowerer::lower_peer_copy(const Stmt& s, Task task, ValueId bytes) {
                              src_path));
     return task;
   }
-  auto path = shortest_path(m_.topology, src, dst, "gpu");
+  auto path = shortest_path(m_.topology, src, dst, "gpu", link_costs());
   if (!path) {
     diags_.error(DiagKind::NoPath, s.range,
                  fmt::format("no path of links carries data from `{}` to `{}` without passing through another gpu",

@@ -11,45 +11,8 @@ namespace gpm::engines::congestion {
 
 namespace {
 
-struct Hop {
-  int link, dir;
-};
-
 int far_end(const ir::Link& l, int dir) { return dir == 0 ? l.b : l.a; }
 int near_end(const ir::Link& l, int dir) { return dir == 0 ? l.a : l.b; }
-
-// Breadth-first search over directed links in declaration order (the deterministic tie-break of
-// ir::shortest_path); a copy never passes through a GPU, so GPUs are endpoints only. On a tree this is the unique path.
-bool route(const ir::Topology& t, const std::vector<std::vector<Hop>>& adj, int from, int to, std::vector<Hop>& out) {
-  size_t n = t.components.size();
-  std::vector<int> prev_link(n, -1), prev_dir(n, -1);
-  std::vector<uint8_t> seen(n, 0);
-  std::deque<int> queue = {from};
-  seen[size_t(from)] = 1;
-  while (!queue.empty()) {
-    int at = queue.front();
-    queue.pop_front();
-    if (at == to) break;
-    if (at != from && t.components[size_t(at)].kind == "gpu") continue;
-    for (const Hop& hop : adj[size_t(at)]) {
-      int next = far_end(t.links[size_t(hop.link)], hop.dir);
-      if (seen[size_t(next)]) continue;
-      seen[size_t(next)] = 1;
-      prev_link[size_t(next)] = hop.link;
-      prev_dir[size_t(next)] = hop.dir;
-      queue.push_back(next);
-    }
-  }
-  if (!seen[size_t(to)]) return false;
-  out.clear();
-  for (int at = to; at != from;) {
-    Hop hop{prev_link[size_t(at)], prev_dir[size_t(at)]};
-    out.push_back(hop);
-    at = near_end(t.links[size_t(hop.link)], hop.dir);
-  }
-  std::reverse(out.begin(), out.end());
-  return true;
-}
 
 const char* arbitration_name(int a) { return a == int(Arbitration::Pcie) ? "pcie" : "max-min"; }
 
@@ -57,7 +20,7 @@ const char* arbitration_name(int a) { return a == int(Arbitration::Pcie) ? "pcie
 
 std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t, const FabricMap& fabrics,
                                                           std::vector<FlowSpec> flows, bool unordered,
-                                                          BuildError& error) {
+                                                          BuildError& error, const ir::LinkCostFn& cost) {
   auto e = std::make_shared<CongestionEngine>();
   e->flows_ = std::move(flows);
   e->unordered_ = unordered;
@@ -68,18 +31,14 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
     error = {-1, "a `flows` block needs at least one flow"};
     return nullptr;
   }
-  std::vector<std::vector<Hop>> adj(t.components.size());
-  for (size_t i = 0; i < t.links.size(); ++i) {
-    adj[size_t(t.links[i].a)].push_back({int(i), 0});
-    if (t.links[i].bidirectional) adj[size_t(t.links[i].b)].push_back({int(i), 1});
-  }
+  ir::Router router(t, cost);
   auto arbitration_of = [&](int link) {
     int a = link < int(fabrics.link_arbitration.size()) ? fabrics.link_arbitration[size_t(link)] : -1;
     return a < 0 ? int(Arbitration::MaxMin) : a;
   };
   std::map<std::pair<int, int>, int> compact;
   std::map<int, int> source_of;
-  std::vector<std::vector<Hop>> paths(size_t(p.flow_count));
+  std::vector<std::vector<ir::Hop>> paths(size_t(p.flow_count));
   int arbitration = -1;
   p.path_begin.push_back(0);
   for (int f = 0; f < p.flow_count; ++f) {
@@ -90,13 +49,15 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
       error = {f, fmt::format("a flow joins two different components, not `{}` to itself", src)};
       return nullptr;
     }
-    if (!route(t, adj, spec.src, spec.dst, paths[size_t(f)])) {
+    auto found = router.route(spec.src, spec.dst, "gpu");
+    if (found) paths[size_t(f)] = std::move(*found);
+    if (!found) {
       error = {f, fmt::format("no path of links carries data from `{}` to `{}` (copies do not pass through a gpu)",
                               src, dst)};
       return nullptr;
     }
     std::string route_text = src;
-    for (const Hop& hop : paths[size_t(f)]) {
+    for (const ir::Hop& hop : paths[size_t(f)]) {
       int a = arbitration_of(hop.link);
       if (arbitration < 0) arbitration = a;
       if (a != arbitration) {
@@ -105,11 +66,11 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
                                 arbitration_name(a), arbitration_name(arbitration))};
         return nullptr;
       }
-      auto [it, fresh] = compact.emplace(std::make_pair(hop.link, hop.dir), int(compact.size()));
-      if (fresh) e->links_.push_back({hop.link, hop.dir});
+      auto [it, fresh] = compact.emplace(std::make_pair(hop.link, hop.direction), int(compact.size()));
+      if (fresh) e->links_.push_back({hop.link, hop.direction});
       p.hop_link.push_back(it->second);
       p.hop_flow.push_back(f);
-      route_text += " -> " + t.components[size_t(far_end(t.links[size_t(hop.link)], hop.dir))].path;
+      route_text += " -> " + t.components[size_t(far_end(t.links[size_t(hop.link)], hop.direction))].path;
     }
     e->routes_.push_back(route_text);
     p.path_begin.push_back(int(p.hop_link.size()));
@@ -215,7 +176,7 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
     for (size_t k = 1; k < path.size(); ++k) {
       int h = p.path_begin[size_t(f)] + int(k);
       const ir::Link& l = t.links[size_t(path[k].link)];
-      int node = near_end(l, path[k].dir), next = far_end(l, path[k].dir);
+      int node = near_end(l, path[k].direction), next = far_end(l, path[k].direction);
       if (depth[size_t(node)] < 0 || depth[size_t(next)] < 0) {
         error = {f, "this flow leaves the PCIe tree of the block's first flow; flows of one block share one tree"};
         return nullptr;

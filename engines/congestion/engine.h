@@ -10,6 +10,7 @@
 #include "engines/congestion/plan.h"
 #include "ir/engine.h"
 #include "ir/ir.h"
+#include "ir/topology.h"
 
 namespace gpm::engines::congestion {
 
@@ -37,9 +38,11 @@ struct BuildError {
 // flow, and the start time of each flow that has one.
 class CongestionEngine : public ir::Engine {
  public:
-  // Routes every flow and builds the plan; on failure returns false with `error` set.
+  // Routes every flow (ir::Router: fewest links, then latency and bandwidth from `cost`, then component order;
+  // no flow passes through a GPU) and builds the plan; on failure returns null with `error` set.
   static std::shared_ptr<CongestionEngine> build(const ir::Topology& topology, const FabricMap& fabrics,
-                                                 std::vector<FlowSpec> flows, bool unordered, BuildError& error);
+                                                 std::vector<FlowSpec> flows, bool unordered, BuildError& error,
+                                                 const ir::LinkCostFn& cost = {});
 
   std::string name() const override { return "congestion"; }
   double time(std::span<const double> inputs) const override;

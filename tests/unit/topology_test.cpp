@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <map>
 #include <vector>
 
 #include "ir/ir.h"
@@ -110,19 +111,53 @@ TEST_CASE("topology: shortest_path between disconnected components is empty-hand
   CHECK_FALSE(shortest_path(g.t, c, a));
 }
 
-TEST_CASE("topology: among equally short paths the earlier-declared links win") {
+TEST_CASE("topology: among equally short paths, component order decides, never link order") {
+  for (bool right_first : {true, false}) {
+    Graph g;
+    int src = g.add("memory", "src"), left = g.add("switch", "left"), right = g.add("switch", "right"),
+        dst = g.add("gpu", "dst");
+    if (right_first) g.link(src, right);
+    g.link(src, left);
+    if (!right_first) g.link(src, right);
+    g.link(left, dst);
+    g.link(right, dst);
+    for (int i = 0; i < 3; ++i) {  // and it is the same every time
+      auto path = shortest_path(g.t, src, dst);
+      REQUIRE(path);
+      CHECK(visited(g.t, src, *path) == std::vector<int>{src, left, dst});  // `left` is declared first
+    }
+  }
+}
+
+TEST_CASE("topology: among equally short paths, the least latency wins, then the largest bottleneck bandwidth") {
   Graph g;
   int src = g.add("memory", "src"), left = g.add("switch", "left"), right = g.add("switch", "right"),
       dst = g.add("gpu", "dst");
-  g.link(src, right);  // declared first: the tie goes through `right`
-  g.link(src, left);
-  g.link(left, dst);
-  g.link(right, dst);
-  for (int i = 0; i < 3; ++i) {  // and it is the same every time
-    auto path = shortest_path(g.t, src, dst);
-    REQUIRE(path);
-    CHECK(visited(g.t, src, *path) == std::vector<int>{src, right, dst});
-  }
+  int sl = g.link(src, left), sr = g.link(src, right), ld = g.link(left, dst), rd = g.link(right, dst);
+  std::map<int, LinkCost> cost = {{sl, {0, 10}}, {ld, {0, 100}}, {sr, {0, 20}}, {rd, {0, 30}}};
+  int asked = 0;
+  auto fn = [&](int link, int) { ++asked; return cost.at(link); };
+  CHECK(visited(g.t, src, *shortest_path(g.t, src, dst, {}, fn)) == std::vector<int>{src, right, dst});  // 20 > 10
+  CHECK(asked == 4);
+  cost[rd].latency = 1e-6;  // now `right` costs a microsecond more: latency comes before bandwidth
+  CHECK(visited(g.t, src, *shortest_path(g.t, src, dst, {}, fn)) == std::vector<int>{src, left, dst});
+  // A longer route is never taken for its speed: a direct link beats two faster ones.
+  int direct = g.link(src, dst);
+  cost[direct] = {1, 1};
+  asked = 0;
+  CHECK(visited(g.t, src, *shortest_path(g.t, src, dst, {}, fn)) == std::vector<int>{src, dst});
+  CHECK(asked == 0);  // a single shortest route asks for no cost
+}
+
+TEST_CASE("topology: a router routes many pairs over one adjacency, respecting link direction") {
+  Graph g;
+  int a = g.add("gpu", "a"), s = g.add("switch", "s"), b = g.add("gpu", "b");
+  g.link(a, s, false);  // a -> s only
+  g.link(s, b);
+  Router router(g.t);
+  CHECK(router.route(a, b));
+  CHECK_FALSE(router.route(b, a));
+  CHECK(router.route(b, s));
 }
 
 TEST_CASE("topology: nearest_of_kind finds the closest component of a kind") {
@@ -140,14 +175,17 @@ TEST_CASE("topology: nearest_of_kind finds the closest component of a kind") {
   (void)far_mem;
 }
 
-TEST_CASE("topology: nearest_of_kind breaks ties by declaration order") {
-  Graph g;
-  int gpu = g.add("gpu", "gpu"), cpu = g.add("cpu", "cpu"), m1 = g.add("memory", "m1"), m0 = g.add("memory", "m0");
-  g.link(gpu, cpu);
-  g.link(cpu, m0);  // link to m0 declared first
-  g.link(cpu, m1);
-  CHECK(nearest_of_kind(g.t, gpu, "memory") == m0);
-  (void)m1;
+TEST_CASE("topology: nearest_of_kind breaks ties by component order, not link order") {
+  for (bool m0_first : {true, false}) {
+    Graph g;
+    int gpu = g.add("gpu", "gpu"), cpu = g.add("cpu", "cpu"), m1 = g.add("memory", "m1"), m0 = g.add("memory", "m0");
+    g.link(gpu, cpu);
+    if (m0_first) g.link(cpu, m0);
+    g.link(cpu, m1);
+    if (!m0_first) g.link(cpu, m0);
+    CHECK(nearest_of_kind(g.t, gpu, "memory") == m1);  // m1 is the component declared first
+    (void)m0;
+  }
 }
 
 TEST_CASE("topology: nearest_of_kind ignores link direction") {
