@@ -123,13 +123,19 @@ void pcie_factors(const Plan& p, const uint8_t* active, double tau, double* fact
   }
   if (trace) trace->after_c.assign(ws.running.begin(), ws.running.end());
   // Step D, eq. 8: flows entering a switch through the same input port are held to the least factor any of them
-  // gets at a port of a later switch (head-of-line blocking).
+  // gets at a port of a later switch whose arbitration lowered it (head-of-line blocking). Only a port that lowers
+  // a flow holds the others: the paper's premise of eq. 8 (section V-D: b "is part of an upstream or downstream
+  // port conflict at port m"), Example 3 (a's factor "was lowered" at the later port) and Table I's explanation (a
+  // lower factor "at a later port which reduces the congestion factor of (a)"); a flow slowed before the shared
+  // switch only, with no later port lowering it, blocks nobody behind it. The factor held to is the flow's
+  // cumulative factor at that later port (eq. 6-7), so earlier reductions count once a later port lowers it.
   for (int f = 0; f < flows; ++f) {
     if (!active[f]) continue;
     double m = kInf;
     for (int h = p.path_begin[size_t(f) + 1] - 1; h >= p.path_begin[size_t(f)]; --h) {
       ws.later[size_t(h)] = m;
-      m = std::min(m, ws.value[size_t(h)]);
+      if (h > p.path_begin[size_t(f)] && ws.value[size_t(h)] < ws.value[size_t(h) - 1] - kEps)
+        m = std::min(m, ws.value[size_t(h)]);
     }
     ws.hol[size_t(f)] = ws.running[size_t(f)];
   }
