@@ -63,12 +63,15 @@ class CongestionEngine : public ir::Engine {
     uint64_t fastest_index = 0, slowest_index = 0;
     std::vector<std::vector<int>> fastest_order;  // per source (in order of first appearance): flows in order
     std::vector<std::string> source_names;
+    std::vector<double> makespans;  // every order's makespan, by order index (only when asked for)
     std::string error;
   };
   // Orders to evaluate, or UINT64_MAX when the count overflows.
   uint64_t order_count() const;
   // Evaluates every order with `threads` threads; `progress` (may be null) is bumped by orders done.
-  SearchResult search(std::span<const double> inputs, int threads, std::atomic<uint64_t>* progress) const;
+  // With `keep_makespans`, the result lists every order's makespan.
+  SearchResult search(std::span<const double> inputs, int threads, std::atomic<uint64_t>* progress,
+                      bool keep_makespans = false) const;
   // The per-source flow lists of order `index` (mixed radix over the sources, each a permutation index).
   std::vector<std::vector<int>> order_of(uint64_t index) const;
 

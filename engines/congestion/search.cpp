@@ -61,7 +61,7 @@ std::vector<std::vector<int>> CongestionEngine::order_of(uint64_t index) const {
 }
 
 CongestionEngine::SearchResult CongestionEngine::search(std::span<const double> inputs, int threads,
-                                                        std::atomic<uint64_t>* progress) const {
+                                                        std::atomic<uint64_t>* progress, bool keep_makespans) const {
   SearchResult result;
   result.orders = order_count();
   result.source_names = source_names_;
@@ -122,6 +122,7 @@ CongestionEngine::SearchResult CongestionEngine::search(std::span<const double> 
   }
   result.fastest_s = makespan[size_t(result.fastest_index)];
   result.slowest_s = makespan[size_t(result.slowest_index)];
+  if (keep_makespans) result.makespans = makespan;  // before the median reorders them
   // The median: the middle value, or the mean of the two middle values for an even count.
   size_t mid = size_t(result.orders / 2);
   std::nth_element(makespan.begin(), makespan.begin() + long(mid), makespan.end());

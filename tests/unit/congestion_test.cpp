@@ -2,6 +2,8 @@
 // and max-min fair sharing against shares computed by hand.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <cmath>
 
 #include <fmt/format.h>
@@ -241,6 +243,30 @@ TEST_CASE("congestion: the search visits every order, deterministically for any 
     for (size_t i = 0; i < list.size(); ++i) rank[size_t(list[i])] = int(i);
   CHECK(e->simulate(in, rank).makespan == one.fastest_s);
   CHECK(e->order_of(0)[0] == std::vector<int>{0, 1, 2});
+}
+
+TEST_CASE("congestion: the search lists every order's makespan when asked, each the replay of that order") {
+  T2 t2;
+  std::vector<FlowSpec> flows;
+  for (int g = 0; g < 4; ++g)
+    for (int k = 1; k <= 2; ++k) flows.push_back({fmt::format("{}>{}", g, (g + 2 * k) % 8), t2.gpu[g], t2.gpu[(g + 2 * k) % 8]});
+  auto e = build(t2.net.t, t2.pcie(), flows, true);
+  auto in = inputs(*e, 0.173554, 11.6e9, 1e8);
+  auto plain = e->search(in, 2, nullptr);
+  CHECK(plain.makespans.empty());  // not kept unless asked for
+  auto kept = e->search(in, 2, nullptr, true);
+  REQUIRE(kept.makespans.size() == kept.orders);
+  CHECK(kept.orders == 16);
+  CHECK(*std::min_element(kept.makespans.begin(), kept.makespans.end()) == kept.fastest_s);
+  CHECK(*std::max_element(kept.makespans.begin(), kept.makespans.end()) == kept.slowest_s);
+  CHECK(kept.makespans[size_t(kept.fastest_index)] == kept.fastest_s);
+  CHECK(kept.median_s == plain.median_s);
+  for (uint64_t i = 0; i < kept.orders; ++i) {
+    std::vector<int> rank(flows.size());
+    for (const auto& list : e->order_of(i))
+      for (size_t k = 0; k < list.size(); ++k) rank[size_t(list[k])] = int(k);
+    CHECK(e->simulate(in, rank).makespan == kept.makespans[size_t(i)]);
+  }
 }
 
 TEST_CASE("congestion: a flow ends only when its bytes are gone, not when another flow's step ends") {

@@ -47,6 +47,7 @@ struct SearchOptions {
   EvalOptions eval;
   int threads = 0;                        // 0: every hardware thread
   uint64_t max_orders = 20'000'000;       // refuse larger searches unless raised
+  std::string orders_out;                 // --orders-out FILE.csv: every order's makespan
 };
 
 int run_check(const CommonOptions& common, const std::vector<std::string>& files);

@@ -150,6 +150,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1024));
   search->add_option("--max-orders", search_options.max_orders, "Refuse to evaluate more orders than this")
       ->default_val(search_options.max_orders);
+  search->add_option("--orders-out", search_options.orders_out,
+                     "Write every order's makespan to this CSV file (order,makespan_s), for plotting the distribution");
   add_includes(search);
   search->footer(
       "Each source's flows may be sent in any order; the search evaluates the product of the per-source\n"

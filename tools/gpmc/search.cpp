@@ -3,6 +3,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <chrono>
 #include <iostream>
 #include <thread>
@@ -47,6 +50,27 @@ void show_progress(const std::atomic<uint64_t>& done, uint64_t total, const std:
   if (shown) std::cerr << "\r" << std::string(70, ' ') << "\r" << std::flush;
 }
 
+// --orders-out: one row per order (its index, as `order #N` in the report, and its makespan in seconds, shortest
+// round-trip form), after comment lines that say how an index maps to an order.
+bool write_orders(std::FILE* out, const cg::CongestionEngine::SearchResult& r) {
+  std::string text = "# every order of the block's flows: an index is a mixed-radix number over the sources, in\n"
+                     "# order of first appearance (";
+  for (size_t s = 0; s < r.source_names.size(); ++s) text += (s ? ", " : "") + r.source_names[s];
+  text += "), each digit the Lehmer code of that source's permutation (0 = the order written)\n";
+  text += fmt::format("# orders: {}; fastest #{}, slowest #{}\norder,makespan_s\n", r.orders, r.fastest_index,
+                      r.slowest_index);
+  bool ok = std::fwrite(text.data(), 1, text.size(), out) == text.size();
+  std::string chunk;
+  for (size_t i = 0; i < r.makespans.size() && ok; ++i) {
+    chunk += fmt::format("{},{}\n", i, r.makespans[i]);
+    if (chunk.size() > (1u << 20) || i + 1 == r.makespans.size()) {
+      ok = std::fwrite(chunk.data(), 1, chunk.size(), out) == chunk.size();
+      chunk.clear();
+    }
+  }
+  return std::fclose(out) == 0 && ok;
+}
+
 }  // namespace
 
 int run_search(const CommonOptions& common, const SearchOptions& options) {
@@ -89,14 +113,30 @@ int run_search(const CommonOptions& common, const SearchOptions& options) {
   std::vector<double> inputs;
   for (ir::ValueId v : call.inputs) inputs.push_back(values[size_t(v)]);
   int threads = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
+  // The output file is opened before the search, so that a path that cannot be written costs no search.
+  std::FILE* orders_file = nullptr;
+  if (!options.orders_out.empty()) {
+    orders_file = std::fopen(options.orders_out.c_str(), "w");
+    if (!orders_file) {
+      session.diags().error(support::DiagKind::UsageError, {},
+                            fmt::format("--orders-out: cannot write `{}`: {}", options.orders_out, std::strerror(errno)));
+      return fail();
+    }
+  }
   std::atomic<uint64_t> done{0};
   std::atomic<bool> finished{false};
   std::thread progress([&] { show_progress(done, orders, finished); });
-  auto result = engine.search(inputs, threads, &done);
+  auto result = engine.search(inputs, threads, &done, orders_file != nullptr);
   finished = true;
   progress.join();
   if (!result.error.empty()) {
+    if (orders_file) std::fclose(orders_file);
     session.diags().error(support::DiagKind::EngineError, blocks[0]->range, result.error);
+    return fail();
+  }
+  if (orders_file && !write_orders(orders_file, result)) {
+    session.diags().error(support::DiagKind::UsageError, {},
+                          fmt::format("--orders-out: writing `{}` failed", options.orders_out));
     return fail();
   }
   const auto& flows = engine.flows();
