@@ -1,4 +1,6 @@
 // flows_report.cpp: the flows of congestion engines in the reports: per-flow start and end, per-step factors.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "backend/report/report.h"
@@ -8,6 +10,7 @@ namespace gpm::backend {
 
 namespace {
 constexpr size_t kTableSteps = 40;  // steps shown per operation in the table; JSON has them all
+constexpr size_t kTableLinks = 8;   // busiest links shown per operation in the table; JSON has them all
 
 template <typename F>
 void for_each_flow_row(const Evaluation& e, F&& f) {
@@ -40,8 +43,39 @@ std::string flows_table(const Evaluation& e) {
                          format_seconds(steps[i]["end_s"].get<double>()), factors);
     }
     if (steps.size() > kTableSteps) out += fmt::format("    ... {} more steps (see --format json)\n", steps.size() - kTableSteps);
+    if (row.detail.contains("links")) {
+      const auto& links = row.detail["links"];
+      out += "  busiest links (bytes / (bandwidth x makespan)):\n";
+      size_t lw = 0;
+      for (size_t i = 0; i < links.size() && i < kTableLinks; ++i)
+        lw = std::max(lw, links[i]["link"].get<std::string>().size());
+      for (size_t i = 0; i < links.size() && i < kTableLinks; ++i)
+        out += fmt::format("    {:<{}}  {:5.1f}%  {}  {} flow{}  {}\n", links[i]["link"].get<std::string>(), lw,
+                           100 * links[i]["utilisation"].get<double>(),
+                           support::format_quantity(links[i]["bytes"].get<double>(), support::Dim::byte()),
+                           links[i]["flows"].get<int>(), links[i]["flows"].get<int>() == 1 ? "" : "s",
+                           support::format_quantity(links[i]["bandwidth"].get<double>(),
+                                                    support::Dim::byte() / support::Dim::seconds()));
+      if (links.size() > kTableLinks)
+        out += fmt::format("    ... {} more links (see --format json)\n", links.size() - kTableLinks);
+    }
   });
   return out;
+}
+
+nlohmann::ordered_json links_json(const Evaluation& e) {
+  nlohmann::ordered_json all;
+  for_each_flow_row(e, [&](const PhaseResult& phase, const Row& row) {
+    if (!row.detail.contains("links")) return;
+    for (const auto& l : row.detail["links"]) {
+      nlohmann::ordered_json entry;
+      entry["phase"] = phase.name;
+      entry["operation"] = row.name;
+      for (const auto& [key, value] : l.items()) entry[key] = value;
+      all.push_back(entry);
+    }
+  });
+  return all;
 }
 
 nlohmann::ordered_json flows_json(const Evaluation& e) {

@@ -49,6 +49,7 @@ std::string json_report(const Evaluation& e) {
   }
   doc["phases"] = phases;
   if (Json flows = flows_json(e); !flows.is_null()) doc["flows"] = flows;
+  if (Json links = links_json(e); !links.is_null()) doc["links"] = links;
   Json params = Json::array();
   for (const auto& p : e.params)
     params.push_back({{"name", p.name},

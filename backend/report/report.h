@@ -14,6 +14,8 @@ std::string json_report(const Evaluation& evaluation);
 // no flows), and the top-level JSON "flows" array gathered from the operations' details (null when none).
 std::string flows_table(const Evaluation& evaluation);
 nlohmann::ordered_json flows_json(const Evaluation& evaluation);
+// Every directed link the flows of congestion engines cross, per operation, busiest first (top-level `links`).
+nlohmann::ordered_json links_json(const Evaluation& evaluation);
 // E2E section 3.4: iteration time = communication + kernels + overhead. Each part is the whole run's time of the
 // operations of that part divided by `iterations`, the largest execution count of any such operation (the main
 // loop's count); any = false when no operation has a part.

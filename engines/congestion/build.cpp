@@ -67,7 +67,12 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
         return nullptr;
       }
       auto [it, fresh] = compact.emplace(std::make_pair(hop.link, hop.direction), int(compact.size()));
-      if (fresh) e->links_.push_back({hop.link, hop.direction});
+      if (fresh) {
+        e->links_.push_back({hop.link, hop.direction});
+        const ir::Link& l = t.links[size_t(hop.link)];
+        e->link_names_.push_back(t.components[size_t(near_end(l, hop.direction))].path + " -> " +
+                                 t.components[size_t(far_end(l, hop.direction))].path);
+      }
       p.hop_link.push_back(it->second);
       p.hop_flow.push_back(f);
       route_text += " -> " + t.components[size_t(far_end(t.links[size_t(hop.link)], hop.direction))].path;

@@ -299,19 +299,58 @@ ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
   if (uses_tau()) detail["tau"] = inputs[0];
   nlohmann::ordered_json flows = nlohmann::ordered_json::array();
   double bytes_total = 0;
+  // Per directed link: the bytes of the flows that cross it, how many, and when the first starts and the last ends.
+  struct LinkUse {
+    double bytes = 0, from = INFINITY, until = 0;
+    int flows = 0;
+  };
+  std::vector<LinkUse> use(links_.size());
   for (size_t f = 0; f < flows_.size(); ++f) {
     double bytes = sim.bytes(int(f));
     bytes_total += bytes;
+    nlohmann::ordered_json hops = nlohmann::ordered_json::array();
+    for (int h = plan_.path_begin[f]; h < plan_.path_begin[f + 1]; ++h) {
+      int k = plan_.hop_link[size_t(h)];
+      hops.push_back(link_names_[size_t(k)]);
+      LinkUse& u = use[size_t(k)];
+      u.bytes += bytes;
+      u.flows += 1;
+      u.from = std::min(u.from, s.start[f]);
+      u.until = std::max(u.until, s.end[f]);
+    }
     flows.push_back({{"name", flows_[f].name},
                      {"src", component_names[size_t(flows_[f].src)]},
                      {"dst", component_names[size_t(flows_[f].dst)]},
                      {"bytes", bytes},
                      {"route", routes_[f]},
+                     {"links", hops},
                      {"issued_s", s.issued[f]},
                      {"start_s", s.start[f]},
                      {"end_s", s.end[f]}});
   }
   detail["flows"] = flows;
+  // Utilisation of each link over the block: bytes carried / (bandwidth x makespan); busiest first, then by name.
+  std::vector<size_t> order(links_.size());
+  std::vector<double> utilisation(links_.size());
+  size_t first_bw = uses_tau() ? 1 : 0;
+  for (size_t k = 0; k < links_.size(); ++k) {
+    order[k] = k;
+    double bw = inputs[first_bw + k];
+    utilisation[k] = s.makespan > 0 && bw > 0 ? use[k].bytes / (bw * s.makespan) : 0;
+  }
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return utilisation[a] != utilisation[b] ? utilisation[a] > utilisation[b] : link_names_[a] < link_names_[b];
+  });
+  nlohmann::ordered_json links = nlohmann::ordered_json::array();
+  for (size_t k : order)
+    links.push_back({{"link", link_names_[k]},
+                     {"bandwidth", inputs[first_bw + k]},
+                     {"flows", use[k].flows},
+                     {"bytes", use[k].bytes},
+                     {"busy_from_s", use[k].flows ? use[k].from : 0.0},
+                     {"busy_until_s", use[k].until},
+                     {"utilisation", utilisation[k]}});
+  detail["links"] = links;
   nlohmann::ordered_json steps = nlohmann::ordered_json::array();
   for (const auto& step : s.steps) {
     nlohmann::ordered_json factors = nlohmann::ordered_json::array();

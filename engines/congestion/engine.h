@@ -105,6 +105,7 @@ class CongestionEngine : public ir::Engine {
   std::vector<int> queue_begin_;             // source s's flows at [queue_begin_[s], queue_begin_[s + 1]) of a queue
   std::vector<std::string> source_names_;
   std::vector<std::string> routes_;
+  std::vector<std::string> link_names_;  // per compact directed link: `A -> B` in the direction travelled
   std::vector<int> start_input_;  // per flow: index of its start-time input, or -1
   std::vector<std::vector<int>> dependents_;
   bool unordered_ = false;
