@@ -30,6 +30,9 @@ const std::map<std::string, std::vector<AttrSpec>, std::less<>>& schemas() {
         {"mem_size", kBytes, "device memory capacity"},
         {"d2d_latency", kTime, "one-byte device-to-device copy time (L+O)"},
         {"copy_engines", kCount, "DMA copy engines"},
+        {"peer_access", kCount,
+         "1 when copies to and from other GPUs go directly (the default), 0 when the driver stages them through host "
+         "memory"},
         {"implicit_sync", kCount, "1 when a dependency check waits for every earlier kernel (Fermi, GK104), else 0"},
         {"sms", kCount, "streaming multiprocessors"}}},
       {"memory", {{"bw", kRate, "peak bandwidth"}, {"size", kBytes, "capacity"}}},

@@ -68,6 +68,7 @@ struct Component {
   std::string type_name;
   std::map<std::string, ValueId> attrs;
   SourceRange range;
+  std::map<std::string, SourceRange> attr_ranges;  // where each attribute's value is written (for diagnostics)
 };
 
 // A link between components a and b; index 0 is the a -> b direction, 1 is b -> a.

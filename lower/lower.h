@@ -97,6 +97,8 @@ class Lowerer {
   Task lower_run(const frontend::AppDecl& app, const frontend::Stmt& stmt);
   Task lower_copy(const frontend::Stmt& stmt);
   Task lower_peer_copy(const frontend::Stmt& stmt, Task task, ValueId bytes);  // lower_peer_copy.cpp
+  Task lower_staged_peer_copy(const frontend::Stmt& stmt, Task task, ValueId bytes, int src, int dst);
+  bool peer_access(int gpu, SourceRange site);
   Task lower_mapped_run(const frontend::Stmt& stmt, Task kernel, int gpu);      // lower_mapped_run.cpp
   struct PathCost {
     ValueId lo, bw, gap;  // L+O (sum), bandwidth (minimum), LogGP gap (maximum; kNoValue when no link has one)

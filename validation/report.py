@@ -24,7 +24,7 @@ DATASETS = [
     ("RTX 4090 x8, NCCL all-reduce, peer access on", "machines/rtx4090_8x.gpm", "validation/rtx4090_8x/allreduce.gpm",
      "validation/rtx4090_8x/allreduce_p2p_on.csv", []),
     ("RTX 4090, copies with peer access off (staged)", "machines/rtx4090_8x.gpm", "validation/rtx4090_8x/p2p.gpm",
-     "validation/rtx4090_8x/p2p_disabled_unidirectional.csv", []),
+     "validation/rtx4090_8x/p2p_disabled_unidirectional.csv", ["--set", "peer=0"]),
     ("A100 x8, NCCL all-reduce", "machines/dgx_a100.gpm", "validation/a100_nccl/allreduce.gpm",
      "validation/a100_nccl/allreduce.csv", []),
     ("A100 x8, NCCL all-gather", "machines/dgx_a100.gpm", "validation/a100_nccl/allgather.gpm",
