@@ -286,6 +286,10 @@ struct Stmt {
   std::optional<CompRef> peer_from, peer_to;
   std::string peer_word;        // the first of the two words that is not `from` / `to`, when one is not
   SourceRange peer_word_range;
+  // Copy h2d/d2h: the host memory written after `from` (h2d) or `to` (d2h); absent: the memory nearest the GPU.
+  std::optional<CompRef> host_memory;
+  std::string host_memory_word;  // `from` or `to` as written
+  SourceRange host_memory_word_range;
   std::vector<Attr> attrs;  // Copy: `{ streams = N }`; Run: `{ mapped_in = ...; mapped_out = ... }`; Offload, Mpi
   std::string strategy;     // Offload: explicit | implicit | streams | hybrid (set by sema)
   std::vector<OffloadWait> waits;  // Offload: cross-stream dependencies

@@ -463,7 +463,13 @@ struct AstBuilder::Impl {
         s->host_kind_range = range(c->hostKind);
       }
       s->expr = expr(c->expr());
-      if (c->compRef()) s->on = comp_ref(c->compRef());
+      for (auto* ref : c->compRef())
+        if (ref != c->mem) s->on = comp_ref(ref);
+      if (c->mem) {
+        s->host_memory = comp_ref(c->mem);
+        s->host_memory_word = c->memWord->getText();
+        s->host_memory_word_range = range(c->memWord);
+      }
       if (c->attrBlock()) s->attrs = attrs(c->attrBlock());
     } else if (auto* q = dynamic_cast<P::SeqStmtContext*>(ctx)) {
       s->kind = StmtKind::Seq;

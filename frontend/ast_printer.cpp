@@ -113,7 +113,8 @@ struct Printer {
                s.range);
           break;
         }
-        line(depth, fmt::format("copy {} {}{}{}", s.direction, print_expr(*s.expr), s.host_kind.empty() ? "" : " " + s.host_kind, on),
+        line(depth, fmt::format("copy {} {}{}{}{}", s.direction, print_expr(*s.expr), s.host_kind.empty() ? "" : " " + s.host_kind, on,
+                                s.host_memory ? " " + s.host_memory_word + " " + ref(*s.host_memory) : ""),
              s.range);
         break;
       case StmtKind::Seq: line(depth, "seq", s.range); break;

@@ -466,6 +466,23 @@ void Sema::check_stmt(const AppDecl& app, Stmt& s) {
       }
       std::string direction = s.direction_param ? s.direction_param->name : s.direction;
       if (s.on) check_comp_ref(*s.on, scope);
+      if (s.host_memory) {
+        // `from MEM` for h2d, `to MEM` for d2h; with a direction parameter either word is taken.
+        std::string want = d2d ? "" : s.direction_param ? "" : directions[0] == "h2d" ? "from" : "to";
+        if (d2d)
+          diags_.error(DiagKind::InvalidKeyword, s.host_memory_word_range,
+                       "a d2d copy stays on its gpu; it takes no host memory");
+        else if (s.host_memory_word != "from" && s.host_memory_word != "to")
+          diags_.error(DiagKind::InvalidKeyword, s.host_memory_word_range,
+                       fmt::format("expected `{}` and the host memory, not `{}`", want.empty() ? "from` or `to" : want,
+                                   s.host_memory_word));
+        else if (!want.empty() && s.host_memory_word != want)
+          diags_.error(DiagKind::InvalidKeyword, s.host_memory_word_range,
+                       fmt::format("copy {} names its host memory with `{}`, not `{}`", direction, want,
+                                   s.host_memory_word));
+        else
+          check_comp_ref(*s.host_memory, scope);
+      }
       check_attrs(s.attrs, "copy", scope);
       if (!s.attrs.empty() && d2d)
         diags_.error(DiagKind::InvalidKeyword, s.attrs[0].name_range,

@@ -100,7 +100,7 @@ kernelDecl : 'kernel' IDENT ('on' compRef)? attrBlock ;
 stmt
   : 'run' IDENT ('on' compRef)? attrBlock? ';'?              # runStmt
   | 'copy' direction=IDENT expr fromWord=IDENT src=compRef toWord=IDENT dst=compRef ';'?  # peerCopyStmt
-  | 'copy' direction=IDENT expr hostKind=IDENT? ('on' compRef)? attrBlock? ';'?  # copyStmt
+  | 'copy' direction=IDENT expr hostKind=IDENT? ('on' compRef)? (memWord=IDENT mem=compRef)? attrBlock? ';'?  # copyStmt
   | 'seq' block                                              # seqStmt
   | 'par' block                                              # parStmt
   | 'iterate' expr block                                     # iterateStmt

@@ -192,7 +192,19 @@ Task Lowerer::lower_copy(const Stmt& s) {
     task.terms = {{"L+O", lo}, {"gpu memory bandwidth", bw}};
     return task;
   }
-  int memory = nearest_of_kind(m_.topology, gpu, "memory");
+  int memory = -1;
+  if (s.host_memory) {  // `from MEM` / `to MEM`: the memory named, wherever it is (a remote socket's crosses its link)
+    auto found = resolve(*s.host_memory, "");
+    if (found.empty()) return task;
+    if (found.size() > 1 || m_.topology.components[size_t(found[0])].kind != "memory") {
+      diags_.error(DiagKind::UnknownComponent, s.host_memory->range,
+                   fmt::format("`{}` must name one memory", source_text(s.host_memory->range)));
+      return task;
+    }
+    memory = found[0];
+  } else {
+    memory = nearest_of_kind(m_.topology, gpu, "memory");
+  }
   if (memory < 0) {
     diags_.error(DiagKind::NoPath, s.range,
                  fmt::format("no host memory is linked to gpu `{}`; add a `memory` and links to it", gpu_path));
