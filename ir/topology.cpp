@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <map>
 
 namespace gpm::ir {
 
@@ -26,6 +27,8 @@ Router::Router(const Topology& t, LinkCostFn cost) : t_(t), cost_(std::move(cost
     }
   }
   costs_.assign(t.links.size(), std::vector<LinkCost>(2));
+  std::map<std::string, int> seen;
+  for (const Component& c : t.components) rank_.push_back(seen[c.kind]++);
   costed_.assign(t.links.size(), std::vector<bool>(2, false));
 }
 
@@ -96,10 +99,18 @@ std::optional<std::vector<Hop>> Router::route(int from, int to, const std::strin
     std::reverse(out.begin(), out.end());
     return out;
   };
+  // Equal routes spread by destination (d-mod-k): where several ways into a component are equally good, the one
+  // taken is number (the destination's rank among components of its kind) mod (how many), in component order.
+  // On a fat tree this sends the traffic for different destinations up different spines, as d-mod-k routing does.
+  struct Way {
+    Hop hop;
+    int u;
+    double lat, bw;
+  };
+  std::vector<Way> ways;
   for (int v : order) {
     if (v == from || !useful[size_t(v)]) continue;
-    bool have = false;
-    double best_lat = 0, best_bw = 0;
+    ways.clear();
     for (const Hop& hop : in_[size_t(v)]) {
       if (!on_dag(hop, v)) continue;
       int u = near_end(t_.links[size_t(hop.link)], hop.direction);
@@ -110,30 +121,26 @@ std::optional<std::vector<Hop>> Router::route(int from, int to, const std::strin
         lat += c.latency;
         bw = std::min(bw, c.bandwidth);
       }
-      bool better = !have;
-      if (have) {
-        if (!same(lat, best_lat)) {
-          better = lat < best_lat;
-        } else if (!same(bw, best_bw)) {
-          better = bw > best_bw;
-        } else {
-          int w = near_end(t_.links[size_t(best[size_t(v)].link)], best[size_t(v)].direction);
-          if (u != w) {
-            better = chain(u) < chain(w);
-          } else {  // two links join u and v the same way: the earlier in component terms, then the lower index
-            better = hop.link < best[size_t(v)].link;
-          }
-        }
-      }
-      if (better) {
-        have = true;
-        best[size_t(v)] = hop;
-        best_lat = lat;
-        best_bw = bw;
-      }
+      ways.push_back({hop, u, lat, bw});
     }
-    latency[size_t(v)] = best_lat;
-    bandwidth[size_t(v)] = best_bw;
+    double best_lat = ways[0].lat;
+    for (const Way& w : ways)
+      if (w.lat < best_lat && !same(w.lat, best_lat)) best_lat = w.lat;
+    double best_bw = -1;
+    for (const Way& w : ways)
+      if (same(w.lat, best_lat) && (best_bw < 0 || (w.bw > best_bw && !same(w.bw, best_bw)))) best_bw = w.bw;
+    std::vector<Way> tied;
+    for (const Way& w : ways)
+      if (same(w.lat, best_lat) && same(w.bw, best_bw)) tied.push_back(w);
+    if (tied.size() > 1)
+      std::sort(tied.begin(), tied.end(), [&](const Way& a, const Way& b) {
+        if (a.u != b.u) return chain(a.u) < chain(b.u);
+        return a.hop.link < b.hop.link;
+      });
+    const Way& pick = tied[size_t(rank_[size_t(to)]) % tied.size()];
+    best[size_t(v)] = pick.hop;
+    latency[size_t(v)] = pick.lat;
+    bandwidth[size_t(v)] = pick.bw;
   }
   std::vector<Hop> path;
   for (int at = to; at != from;) {

@@ -30,7 +30,9 @@ using LinkCostFn = std::function<LinkCost(int link, int direction)>;
 //   1. one with the fewest links;
 //   2. among those, the least total latency (sums within a relative 1e-12 are equal);
 //   3. then the largest bottleneck bandwidth (the slowest link of the route, equal within 1e-12);
-//   4. then the route whose sequence of components comes first in component declaration order.
+//   4. then, among routes still equal, number (the destination's rank among components of its kind) mod (their
+//      count), taken where the routes part, in component declaration order: traffic to different destinations
+//      spreads over equal paths (d-mod-k on a fat tree), and one destination always gets the same route.
 // Steps 2 and 3 use `cost` (asked only for the links of the fewest-link routes, and only when there are two or more
 // of them) and are skipped without one. Link declaration order never decides a route.
 class Router {
@@ -45,6 +47,7 @@ class Router {
   std::vector<std::vector<Hop>> out_, in_;  // directed hops leaving and entering each component
   std::vector<std::vector<LinkCost>> costs_;  // per link and direction, filled on demand
   std::vector<std::vector<bool>> costed_;
+  std::vector<int> rank_;  // each component's rank among the components of its kind
 };
 
 // One route with a router made for it (see Router for the rule).
