@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""crosscheck.py GPMC ALLTOALL WORKDIR HOSTS...: runs the all-to-all of bench/simgrid_crosscheck.sh in gpmc and in
+SimGrid at each host count, three times each, and prints per size the median wall and CPU time of each whole
+process and the largest relative difference between the two per-flow completion times."""
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+gpmc, alltoall, work = sys.argv[1], sys.argv[2], sys.argv[3]
+here = os.path.dirname(os.path.abspath(__file__))
+
+
+def timed(command):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.monotonic()
+    done = subprocess.run(command, capture_output=True, text=True)
+    wall = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, done
+
+
+print(f"{'hosts':>6} {'flows':>9}  {'gpmc wall / cpu (s)':>20}  {'SimGrid wall / cpu (s)':>23}  result")
+for hosts in [int(h) for h in sys.argv[4:]]:
+    subprocess.run([sys.executable, os.path.join(here, "gen_gpmc.py"), str(hosts), work], check=True)
+    platform = os.path.join(work, f"p{hosts}.xml")
+    with open(platform, "w") as out:
+        subprocess.run(["bash", os.path.join(here, "platform.sh"), str(hosts)], stdout=out, check=True)
+    g_times, s_times = [], []
+    for _ in range(3):
+        g_wall, g_cpu, g = timed([gpmc, "eval", os.path.join(work, f"ft{hosts}.gpm"), os.path.join(work, f"a2a{hosts}.gpm"),
+                                  "--format", "json"])
+        s_wall, s_cpu, s = timed([alltoall, platform, str(hosts), "1000000", "--cfg=network/model:CM02",
+                                  "--cfg=network/crosstraffic:0", "--log=root.threshold:warning"])
+        g_times.append((g_wall, g_cpu))
+        s_times.append((s_wall, s_cpu))
+    gw, gc = statistics.median(t[0] for t in g_times), statistics.median(t[1] for t in g_times)
+    sw, sc = statistics.median(t[0] for t in s_times), statistics.median(t[1] for t in s_times)
+    if g.returncode != 0:
+        result = "gpmc refused: " + g.stderr.splitlines()[0]
+    elif s.returncode != 0:
+        result = "SimGrid failed: " + (s.stderr.splitlines() or ["?"])[-1]
+    else:
+        ends = {}
+        for f in json.loads(g.stdout)["flows"]:
+            ends[(int(f["src"][2:-1]), int(f["dst"][2:-1]))] = f["end_s"]
+        worst = 0.0
+        for line in s.stdout.splitlines():
+            a, b, e = line.split(",")
+            e = float(e)
+            worst = max(worst, abs(ends[(int(a), int(b))] - e) / e)
+        result = f"max relative difference {worst:.3g} over {len(ends)} flows; SimGrid / gpmc wall {sw / gw:.2f}x"
+    print(f"{hosts:>6} {hosts * (hosts - 1):>9}  {gw:>9.3f} / {gc:<8.3f}  {sw:>10.3f} / {sc:<10.3f}  {result}",
+          flush=True)
