@@ -244,11 +244,16 @@ struct KernelDecl {
   SourceRange range;
 };
 
-// One flow of a `flows` block: source, destination, size, and a start time or the flow it waits for.
+// One flow of a `flows` block: source, destination, size, and a start time or the flow it waits for. Or a pattern
+// of flows among the members of a set (`all_to_all h[*] 1 MB`), expanded by the lowering.
 struct FlowItem {
   std::string label;  // empty when unlabelled
   SourceRange label_range;
   CompRef src, dst;
+  std::string pattern;  // all_to_all, ring, shift, pairs or permutation; empty for one flow
+  SourceRange pattern_range;
+  ExprPtr pattern_arg;  // `shift(K)`, `pairs(D)`, `permutation(SEED)`; null when absent
+  CompRef members;      // the pattern's endpoints, in component order
   ExprPtr bytes;
   ExprPtr start;  // `at`; null when absent
   std::string after;  // `after`; empty when absent

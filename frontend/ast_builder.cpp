@@ -489,8 +489,20 @@ struct AstBuilder::Impl {
     } else if (auto* fl = dynamic_cast<P::FlowsStmtContext*>(ctx)) {
       s->kind = StmtKind::Flows;
       s->unordered = fl->unordered != nullptr;
-      for (auto* item : fl->flowItem()) {
+      for (auto* entry : fl->flowEntry()) {
         FlowItem f;
+        if (auto* pat = entry->flowPattern()) {
+          f.pattern = pat->pattern->getText();
+          f.pattern_range = range(pat->pattern);
+          if (pat->patternArg) f.pattern_arg = expr(pat->patternArg);
+          f.members = comp_ref(pat->members);
+          f.bytes = expr(pat->size);
+          if (pat->start) f.start = expr(pat->start);
+          f.range = range(pat);
+          s->flows.push_back(std::move(f));
+          continue;
+        }
+        auto* item = entry->flowItem();
         if (item->label) {
           f.label = item->label->getText();
           f.label_range = range(item->label);

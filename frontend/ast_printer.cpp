@@ -124,12 +124,21 @@ struct Printer {
       case StmtKind::Overhead: line(depth, "overhead " + print_expr(*s.expr), s.range); break;
       case StmtKind::Flows:
         line(depth, s.unordered ? "flows unordered" : "flows", s.range);
-        for (const auto& f : s.flows)
+        for (const auto& f : s.flows) {
+          if (!f.pattern.empty()) {
+            line(depth + 1,
+                 fmt::format("pattern {}{} {} {}{}", f.pattern,
+                             f.pattern_arg ? "(" + print_expr(*f.pattern_arg) + ")" : "", ref(f.members),
+                             print_expr(*f.bytes), f.start ? " at " + print_expr(*f.start) : ""),
+                 f.range);
+            continue;
+          }
           line(depth + 1,
                fmt::format("flow {}{} -> {} {}{}{}", f.label.empty() ? "" : f.label + ": ", ref(f.src), ref(f.dst),
                            print_expr(*f.bytes), f.start ? " at " + print_expr(*f.start) : "",
                            f.after.empty() ? "" : " after " + f.after),
                f.range);
+        }
         break;
       case StmtKind::Mpi:
         line(depth, "mpi " + s.name, s.range);

@@ -71,6 +71,7 @@ class Sema {
   void check_machine(const MachineDecl& machine);
   void check_node_items(const std::vector<NodeItem>& items, bool in_socket, const Scope& scope);
   void check_comp_ref(const CompRef& ref, const Scope& scope);
+  void check_flow_pattern(FlowItem& f, const Scope& scope);
   void check_app(const AppDecl& app);
   void check_offload(Stmt& s, const Scope& scope);  // sema_offload.cpp
   void check_offload_waits(const Stmt& s);

@@ -56,6 +56,45 @@ void Sema::check_arbitrations(const MachineDecl& machine) {
   }
 }
 
+// A pattern of flows among a set of endpoints (expanded by the lowering, lower/flow_patterns.cpp): the pattern's
+// name, whether it takes an argument, the argument's dimension (a count), the endpoints and the size.
+void Sema::check_flow_pattern(FlowItem& f, const Scope& scope) {
+  struct Kind {
+    const char* name;
+    int arg;  // 0: none, 1: optional, 2: required
+    const char* arg_what;
+  };
+  static const Kind kinds[] = {{"all_to_all", 0, ""},
+                               {"ring", 0, ""},
+                               {"shift", 2, "the distance of a shift"},
+                               {"pairs", 1, "the distance of pairs"},
+                               {"permutation", 2, "the seed of a permutation"}};
+  const Kind* kind = nullptr;
+  std::vector<std::string> names;
+  for (const Kind& k : kinds) {
+    names.push_back(k.name);
+    if (f.pattern == k.name) kind = &k;
+  }
+  if (!kind) {
+    diags_.error(DiagKind::InvalidKeyword, f.pattern_range,
+                 fmt::format("`{}` is not a flow pattern; the patterns are all_to_all, ring, shift(K), pairs, pairs(D) "
+                             "and permutation(SEED){}",
+                             f.pattern, did_you_mean(f.pattern, names)));
+    return;
+  }
+  if (kind->arg == 0 && f.pattern_arg)
+    diags_.error(DiagKind::WrongArgumentCount, f.pattern_arg->range, fmt::format("`{}` takes no argument", f.pattern));
+  else if (kind->arg == 2 && !f.pattern_arg)
+    diags_.error(DiagKind::WrongArgumentCount, f.pattern_range,
+                 fmt::format("`{}` needs an argument: `{}({}) SET SIZE`", f.pattern, f.pattern,
+                             f.pattern == "shift" ? "K" : "SEED"));
+  else if (f.pattern_arg)
+    expect_dim(*f.pattern_arg, Dim::count(), kind->arg_what, scope);
+  check_comp_ref(f.members, scope);
+  expect_dim(*f.bytes, Dim::byte(), "the size of a flow", scope);
+  if (f.start) expect_dim(*f.start, Dim::seconds(), "a flow's start time", scope);
+}
+
 void Sema::check_flows(const AppDecl& app, Stmt& s) {
   Scope scope{nullptr, &app};
   std::map<std::string, const FlowItem*> labels;
@@ -73,10 +112,14 @@ void Sema::check_flows(const AppDecl& app, Stmt& s) {
   if (s.flows.empty())
     diags_.error(DiagKind::MissingAttribute, s.range, "a `flows` block needs at least one flow: `SRC -> DST BYTES`");
   for (auto& f : s.flows) {
-    check_comp_ref(f.src, scope);
-    check_comp_ref(f.dst, scope);
-    expect_dim(*f.bytes, Dim::byte(), "the size of a flow", scope);
-    if (f.start) expect_dim(*f.start, Dim::seconds(), "a flow's start time", scope);
+    if (!f.pattern.empty()) {
+      check_flow_pattern(f, scope);
+    } else {
+      check_comp_ref(f.src, scope);
+      check_comp_ref(f.dst, scope);
+      expect_dim(*f.bytes, Dim::byte(), "the size of a flow", scope);
+      if (f.start) expect_dim(*f.start, Dim::seconds(), "a flow's start time", scope);
+    }
     if (s.unordered && (f.start || !f.after.empty())) {
       diags_.error(DiagKind::MisplacedDeclaration, f.start ? f.start->range : f.after_range,
                    "flows in a `flows unordered` block all start together; their order is what `gpmc search` varies");

@@ -106,7 +106,7 @@ stmt
   | 'iterate' expr block                                     # iterateStmt
   | 'phase' IDENT block                                      # phaseStmt
   | 'overhead' expr ';'?                                     # overheadStmt
-  | 'flows' unordered='unordered'? '{' flowItem* '}'          # flowsStmt
+  | 'flows' unordered='unordered'? '{' flowEntry* '}'         # flowsStmt
   | 'mpi' op=IDENT attrBlock? ';'?                           # mpiStmt
   | 'offload' IDENT ('on' compRef)? offloadBlock             # offloadStmt
   ;
@@ -116,7 +116,10 @@ offloadBlock : '{' (attr | offloadWait)* '}' ;
 offloadWait : op=(IDENT | 'kernel') 'after' offloadWaitTarget (',' offloadWaitTarget)* ';'? ;
 offloadWaitTarget : op=(IDENT | 'kernel') '(' which=IDENT ')' ;
 // One flow of a dynamic congestion graph: `a: g[0] -> g[2] 300 MB`, optionally `at TIME` or `after LABEL`.
+flowEntry : flowItem | flowPattern ;
 flowItem : (label=IDENT ':')? src=compRef '->' dst=compRef expr ('at' start=expr | 'after' after=IDENT)? ';'? ;
+// A pattern of flows among a set of endpoints: `all_to_all h[*] 1 MB`, `shift(3) h[*] 1 MB`, optionally `at TIME`.
+flowPattern : pattern=IDENT ('(' patternArg=expr ')')? members=compRef size=expr ('at' start=expr)? ';'? ;
 block : '{' stmt* '}' ;
 
 // `^` is parsed left-associative; a chain `a ^ b ^ c` is rejected when the AST is built.

@@ -1,6 +1,8 @@
 // engine.h: the interface of run-time models (stream schedules, congestion, MPI): scalar inputs in, a time out.
 #pragma once
+#include <functional>
 #include <memory>
+#include <ostream>
 #include <span>
 #include <string>
 #include <vector>
@@ -26,6 +28,9 @@ struct EngineResult {
   nlohmann::ordered_json detail;   // engine-specific report (flows, timeline...); null when none
   std::string error;               // non-empty when the inputs admit no result; reported at the operation
   double kernel_s = -1;            // the kernels' own time within time_s (E2E parts); -1 when it runs none
+  // Writes one CSV row per flow (`eval --flows-out`), each line starting with `prefix`; empty for engines
+  // without flows. The engine outlives the result (both belong to the lowered module).
+  std::function<void(std::ostream& out, const std::string& prefix)> write_flows;
 };
 
 // A model that is not a closed form. The lowering builds one object per operation holding the static structure

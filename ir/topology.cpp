@@ -40,60 +40,83 @@ const LinkCost& Router::cost_of(const Hop& hop) {
   return costs_[size_t(hop.link)][size_t(hop.direction)];
 }
 
-std::optional<std::vector<Hop>> Router::route(int from, int to, const std::string& no_transit_kind) {
-  size_t n = t_.components.size();
-  auto transit = [&](int at) {
-    return at == from || no_transit_kind.empty() || t_.components[size_t(at)].kind != no_transit_kind;
-  };
-  // 1. Breadth-first layers: the number of links from `from`, up to `to`'s layer.
-  std::vector<int> dist(n, -1);
-  std::vector<int> order;
+// Breadth-first distances from `from` over every component (GPUs of `no_transit_kind` are reached but not passed
+// through). Kept for the next route from the same source: a pattern's flows come grouped by source.
+void Router::layers_from(int from, const std::string& no_transit_kind) {
+  if (bfs_from_ == from && bfs_kind_ == no_transit_kind) return;
+  bfs_from_ = from;
+  bfs_kind_ = no_transit_kind;
+  dist_.assign(t_.components.size(), -1);
   std::deque<int> queue = {from};
-  dist[size_t(from)] = 0;
+  dist_[size_t(from)] = 0;
   while (!queue.empty()) {
     int at = queue.front();
     queue.pop_front();
-    order.push_back(at);
-    if (at == to || (dist[size_t(to)] >= 0 && dist[size_t(at)] >= dist[size_t(to)])) continue;
     if (!transit(at)) continue;
     for (const Hop& hop : out_[size_t(at)]) {
       int next = far_end(t_.links[size_t(hop.link)], hop.direction);
-      if (dist[size_t(next)] >= 0) continue;
-      dist[size_t(next)] = dist[size_t(at)] + 1;
+      if (dist_[size_t(next)] >= 0) continue;
+      dist_[size_t(next)] = dist_[size_t(at)] + 1;
       queue.push_back(next);
     }
   }
-  if (dist[size_t(to)] < 0) return std::nullopt;
-  // The hops that lie on some route with the fewest links: walked back from `to`.
+}
+
+bool Router::transit(int at) const {
+  return at == bfs_from_ || bfs_kind_.empty() || t_.components[size_t(at)].kind != bfs_kind_;
+}
+
+std::optional<std::vector<Hop>> Router::route(int from, int to, const std::string& no_transit_kind) {
+  // 1. Breadth-first layers: the number of links from `from`.
+  layers_from(from, no_transit_kind);
+  if (dist_[size_t(to)] < 0) return std::nullopt;
+  if (from == to) return std::vector<Hop>{};
+  // The hops that lie on some route with the fewest links (the shortest-path DAG), walked back from `to`; its
+  // components by layer. Only they are visited, so a route costs the size of its DAG, not of the graph.
   auto on_dag = [&](const Hop& hop, int v) {
     int u = near_end(t_.links[size_t(hop.link)], hop.direction);
-    return dist[size_t(u)] >= 0 && dist[size_t(u)] + 1 == dist[size_t(v)] && transit(u);
+    return dist_[size_t(u)] >= 0 && dist_[size_t(u)] + 1 == dist_[size_t(v)] && transit(u);
   };
-  std::vector<bool> useful(n, false);
-  useful[size_t(to)] = true;
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    int v = *it;
-    if (!useful[size_t(v)] || v == from) continue;
-    for (const Hop& hop : in_[size_t(v)])
-      if (on_dag(hop, v)) useful[size_t(near_end(t_.links[size_t(hop.link)], hop.direction))] = true;
+  size_t n = t_.components.size();
+  if (useful_.size() != n) {
+    useful_.assign(n, 0);
+    best_.assign(n, Hop{-1, -1});
+    latency_.assign(n, 0);
+    bandwidth_.assign(n, INFINITY);
   }
+  int depth = dist_[size_t(to)];
+  std::vector<std::vector<int>> layer(size_t(depth) + 1);
+  std::vector<int> touched = {to};
+  useful_[size_t(to)] = 1;
+  layer[size_t(depth)].push_back(to);
+  for (int d = depth; d > 0; --d)
+    for (int v : layer[size_t(d)])
+      for (const Hop& hop : in_[size_t(v)]) {
+        if (!on_dag(hop, v)) continue;
+        int u = near_end(t_.links[size_t(hop.link)], hop.direction);
+        if (useful_[size_t(u)]) continue;
+        useful_[size_t(u)] = 1;
+        touched.push_back(u);
+        layer[size_t(d - 1)].push_back(u);
+      }
   // Costs are asked only where there is a choice: some component on the way has two routes in.
   bool choice = false;
-  for (int v : order) {
-    if (v == from || !useful[size_t(v)]) continue;
-    int in = 0;
-    for (const Hop& hop : in_[size_t(v)])
-      if (on_dag(hop, v) && useful[size_t(near_end(t_.links[size_t(hop.link)], hop.direction))]) ++in;
-    choice = choice || in > 1;
-  }
+  for (int d = 1; d <= depth && !choice; ++d)
+    for (int v : layer[size_t(d)]) {
+      int in = 0;
+      for (const Hop& hop : in_[size_t(v)])
+        if (on_dag(hop, v) && useful_[size_t(near_end(t_.links[size_t(hop.link)], hop.direction))]) ++in;
+      choice = choice || in > 1;
+    }
   bool costed = cost_ && choice;
-  // 2-4. The best route to each useful component, layer by layer.
-  std::vector<Hop> best(n, Hop{-1, -1});
-  std::vector<double> latency(n, 0), bandwidth(n, INFINITY);
+  // 2-4. The best route to each useful component, layer by layer (a component's best depends only on the layer
+  // before it).
+  latency_[size_t(from)] = 0;
+  bandwidth_[size_t(from)] = INFINITY;
   auto chain = [&](int v) {  // the components of v's best route, from `from` to v
     std::vector<int> out = {v};
     while (v != from) {
-      v = near_end(t_.links[size_t(best[size_t(v)].link)], best[size_t(v)].direction);
+      v = near_end(t_.links[size_t(best_[size_t(v)].link)], best_[size_t(v)].direction);
       out.push_back(v);
     }
     std::reverse(out.begin(), out.end());
@@ -107,47 +130,48 @@ std::optional<std::vector<Hop>> Router::route(int from, int to, const std::strin
     int u;
     double lat, bw;
   };
-  std::vector<Way> ways;
-  for (int v : order) {
-    if (v == from || !useful[size_t(v)]) continue;
-    ways.clear();
-    for (const Hop& hop : in_[size_t(v)]) {
-      if (!on_dag(hop, v)) continue;
-      int u = near_end(t_.links[size_t(hop.link)], hop.direction);
-      if (!useful[size_t(u)]) continue;
-      double lat = latency[size_t(u)], bw = bandwidth[size_t(u)];
-      if (costed) {
-        const LinkCost& c = cost_of(hop);
-        lat += c.latency;
-        bw = std::min(bw, c.bandwidth);
+  std::vector<Way> ways, tied;
+  for (int d = 1; d <= depth; ++d)
+    for (int v : layer[size_t(d)]) {
+      ways.clear();
+      for (const Hop& hop : in_[size_t(v)]) {
+        if (!on_dag(hop, v)) continue;
+        int u = near_end(t_.links[size_t(hop.link)], hop.direction);
+        if (!useful_[size_t(u)]) continue;
+        double lat = latency_[size_t(u)], bw = bandwidth_[size_t(u)];
+        if (costed) {
+          const LinkCost& c = cost_of(hop);
+          lat += c.latency;
+          bw = std::min(bw, c.bandwidth);
+        }
+        ways.push_back({hop, u, lat, bw});
       }
-      ways.push_back({hop, u, lat, bw});
+      double best_lat = ways[0].lat;
+      for (const Way& w : ways)
+        if (w.lat < best_lat && !same(w.lat, best_lat)) best_lat = w.lat;
+      double best_bw = -1;
+      for (const Way& w : ways)
+        if (same(w.lat, best_lat) && (best_bw < 0 || (w.bw > best_bw && !same(w.bw, best_bw)))) best_bw = w.bw;
+      tied.clear();
+      for (const Way& w : ways)
+        if (same(w.lat, best_lat) && same(w.bw, best_bw)) tied.push_back(w);
+      if (tied.size() > 1)
+        std::sort(tied.begin(), tied.end(), [&](const Way& a, const Way& b) {
+          if (a.u != b.u) return chain(a.u) < chain(b.u);
+          return a.hop.link < b.hop.link;
+        });
+      const Way& pick = tied[size_t(rank_[size_t(to)]) % tied.size()];
+      best_[size_t(v)] = pick.hop;
+      latency_[size_t(v)] = pick.lat;
+      bandwidth_[size_t(v)] = pick.bw;
     }
-    double best_lat = ways[0].lat;
-    for (const Way& w : ways)
-      if (w.lat < best_lat && !same(w.lat, best_lat)) best_lat = w.lat;
-    double best_bw = -1;
-    for (const Way& w : ways)
-      if (same(w.lat, best_lat) && (best_bw < 0 || (w.bw > best_bw && !same(w.bw, best_bw)))) best_bw = w.bw;
-    std::vector<Way> tied;
-    for (const Way& w : ways)
-      if (same(w.lat, best_lat) && same(w.bw, best_bw)) tied.push_back(w);
-    if (tied.size() > 1)
-      std::sort(tied.begin(), tied.end(), [&](const Way& a, const Way& b) {
-        if (a.u != b.u) return chain(a.u) < chain(b.u);
-        return a.hop.link < b.hop.link;
-      });
-    const Way& pick = tied[size_t(rank_[size_t(to)]) % tied.size()];
-    best[size_t(v)] = pick.hop;
-    latency[size_t(v)] = pick.lat;
-    bandwidth[size_t(v)] = pick.bw;
-  }
   std::vector<Hop> path;
   for (int at = to; at != from;) {
-    path.push_back(best[size_t(at)]);
-    at = near_end(t_.links[size_t(best[size_t(at)].link)], best[size_t(at)].direction);
+    path.push_back(best_[size_t(at)]);
+    at = near_end(t_.links[size_t(best_[size_t(at)].link)], best_[size_t(at)].direction);
   }
   std::reverse(path.begin(), path.end());
+  for (int v : touched) useful_[size_t(v)] = 0;
   return path;
 }
 

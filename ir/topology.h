@@ -1,6 +1,7 @@
 // topology.h: routes on the node's component graph: fewest links, then least latency, then most bandwidth, then a
 // tie-break by component order that never depends on the order links were declared in.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -42,12 +43,22 @@ class Router {
 
  private:
   const LinkCost& cost_of(const Hop& hop);
+  void layers_from(int from, const std::string& no_transit_kind);
+  bool transit(int at) const;
   const Topology& t_;
   LinkCostFn cost_;
   std::vector<std::vector<Hop>> out_, in_;  // directed hops leaving and entering each component
   std::vector<std::vector<LinkCost>> costs_;  // per link and direction, filled on demand
   std::vector<std::vector<bool>> costed_;
   std::vector<int> rank_;  // each component's rank among the components of its kind
+  // The breadth-first distances of the last source routed from (and the kind it may not pass through).
+  int bfs_from_ = -1;
+  std::string bfs_kind_;
+  std::vector<int> dist_;
+  // Scratch per route, reset after each: on the shortest-path DAG, best hop in, latency and bandwidth so far.
+  std::vector<uint8_t> useful_;
+  std::vector<Hop> best_;
+  std::vector<double> latency_, bandwidth_;
 };
 
 // One route with a router made for it (see Router for the rule).

@@ -19,6 +19,10 @@ struct OverlapOp;
 
 namespace gpm::lower {
 
+// Whether a `flows` block of `flows` flows may be built (a fixed cap and an estimate of its memory against the
+// machine's); `why` says why not. lower_congestion.cpp.
+bool flows_fit(uint64_t flows, std::string& why);
+
 // The lowering builds the IR: the IR's names are used unqualified here (ir::Module over frontend::Module).
 using namespace gpm::ir;
 using ir::Module;

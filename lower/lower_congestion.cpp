@@ -2,7 +2,12 @@
 // fabric, and the SSA inputs (tau, link bandwidths, sizes, start times) the engine reads.
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <cmath>
+
 #include "engines/congestion/engine.h"
+#include "lower/flow_patterns.h"
 #include "lower/lower.h"
 
 namespace gpm::lower {
@@ -10,15 +15,39 @@ namespace gpm::lower {
 using namespace frontend;
 namespace cg = engines::congestion;
 
+namespace {
+
+// Memory of one flow from lowering to report (its spec and name, route, the engine's per-flow state, the per-flow
+// output): a 1,024-host all-to-all (1,047,552 flows) peaks at 438 MB, about 390 bytes a flow; with a margin.
+constexpr uint64_t kBytesPerFlow = 500;
+// Flows and hops are numbered with 32-bit integers: at most 2^27 flows keeps every route's hops numbered.
+constexpr uint64_t kMaxFlows = uint64_t(1) << 27;
+
+uint64_t physical_memory() {
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && size > 0 ? uint64_t(pages) * uint64_t(size) : 0;
+}
+
+}  // namespace
+
+// Whether a block of `flows` flows can be built: at most kMaxFlows, and their memory within half the machine's.
+bool flows_fit(uint64_t flows, std::string& why) {
+  if (flows > kMaxFlows) {
+    why = fmt::format("this `flows` block makes {} flows; gpmc handles at most {} in one block", flows, kMaxFlows);
+    return false;
+  }
+  uint64_t need = flows * kBytesPerFlow, have = physical_memory();
+  if (have > 0 && need > have / 2) {
+    why = fmt::format("this `flows` block makes {} flows, which need about {:.1f} GB of memory; this machine has {:.1f} "
+                      "GB (gpmc uses at most half)",
+                      flows, double(need) / 1e9, double(have) / 1e9);
+    return false;
+  }
+  return true;
+}
+
 Task Lowerer::lower_flows(const Stmt& s) {
   Task task = Task::make(TaskKind::Engine, s.unordered ? "flows unordered" : "flows", s.range);
-  // The event loop has up to two steps per flow and visits every flow in each: keep a block's work bounded.
-  constexpr size_t kMaxFlows = 5'000;
-  if (s.flows.size() > kMaxFlows) {
-    diags_.error(DiagKind::ModelTooLarge, s.range,
-                 fmt::format("a `flows` block has {} flows; the limit is {}", s.flows.size(), kMaxFlows));
-    return task;
-  }
   const MachineDecl* machine = nullptr;
   for (const auto* m : program_.machines)
     if (m->name == m_.machine_name) machine = m;
@@ -45,13 +74,86 @@ Task Lowerer::lower_flows(const Stmt& s) {
         }
     }
   }
-  std::map<std::string, int> index;
-  for (size_t i = 0; i < s.flows.size(); ++i)
-    if (!s.flows[i].label.empty()) index[s.flows[i].label] = int(i);
-  std::vector<cg::FlowSpec> specs;
-  std::vector<ValueId> bytes, starts;
+  std::map<std::string, int> index;  // a labelled flow's place among the expanded flows
+  // Patterns expand to their flows here: first their endpoints and counts, so that a block too large for memory is
+  // refused before any flow is made.
+  struct Expansion {
+    std::vector<int> members;
+    int64_t arg = 1;
+  };
+  std::vector<Expansion> expansions(s.flows.size());
+  uint64_t total = 0;
+  std::vector<uint64_t> item_begin;  // each item's first flow
   bool ok = true;
-  for (const auto& f : s.flows) {
+  for (size_t i = 0; i < s.flows.size(); ++i) {
+    const FlowItem& f = s.flows[i];
+    item_begin.push_back(total);
+    if (f.pattern.empty()) {
+      if (!f.label.empty()) index[f.label] = int(total);
+      ++total;
+      continue;
+    }
+    Expansion& x = expansions[i];
+    x.members = resolve(f.members, "");
+    if (x.members.empty()) {  // resolve reported it
+      ok = false;
+      continue;
+    }
+    if (f.pattern_arg) {
+      double v = eager_value(lower_expr(*f.pattern_arg));
+      if (!std::isfinite(v) || v != std::floor(v) || std::fabs(v) > 9.0e15) {
+        diags_.error(DiagKind::NotAnInteger, f.pattern_arg->range,
+                     fmt::format("the argument of `{}` must be a whole number, not {}", f.pattern, v));
+        ok = false;
+        continue;
+      }
+      x.arg = int64_t(v);
+    }
+    std::string why;
+    auto count = pattern_flow_count(f.pattern, int64_t(x.members.size()), x.arg, why);
+    if (!count) {
+      diags_.error(DiagKind::InvalidPattern, f.range, why);
+      ok = false;
+      continue;
+    }
+    total += *count;
+  }
+  if (!ok) return task;
+  if (std::string why; !flows_fit(total, why)) {
+    diags_.error(DiagKind::ModelTooLarge, s.range, why);
+    return task;
+  }
+  std::vector<cg::FlowSpec> specs;
+  specs.reserve(size_t(total));
+  std::vector<ValueId> bytes, starts;
+  auto name_of = [&](int src, int dst) {
+    return m_.topology.components[size_t(src)].path + " -> " + m_.topology.components[size_t(dst)].path;
+  };
+  for (size_t i = 0; i < s.flows.size(); ++i) {
+    const FlowItem& f = s.flows[i];
+    if (!f.pattern.empty()) {
+      const Expansion& x = expansions[i];
+      ValueId size = lower_expr(*f.bytes);
+      add_check(CheckKind::NonNegative, size, f.bytes->range, fmt::format("the size of the flows of `{}`", f.pattern));
+      int size_input = int(bytes.size()), start_input = int(starts.size());
+      bytes.push_back(size);
+      if (f.start) {
+        ValueId start = lower_expr(*f.start);
+        add_check(CheckKind::NonNegative, start, f.start->range, fmt::format("the start time of `{}`", f.pattern));
+        starts.push_back(start);
+      }
+      for (auto [a, b] : pattern_flows(f.pattern, int64_t(x.members.size()), x.arg)) {
+        cg::FlowSpec spec;
+        spec.src = x.members[size_t(a)];
+        spec.dst = x.members[size_t(b)];
+        spec.name = name_of(spec.src, spec.dst);
+        spec.size_input = size_input;
+        spec.has_start = f.start != nullptr;
+        spec.start_input = f.start ? start_input : -1;
+        specs.push_back(std::move(spec));
+      }
+      continue;
+    }
     cg::FlowSpec spec;
     auto endpoint = [&](const CompRef& ref) {
       auto found = resolve(ref, "");
@@ -65,15 +167,15 @@ Task Lowerer::lower_flows(const Stmt& s) {
     spec.dst = endpoint(f.dst);
     ok = ok && spec.src >= 0 && spec.dst >= 0;
     if (!ok) continue;
-    spec.name = !f.label.empty() ? f.label
-                                 : m_.topology.components[size_t(spec.src)].path + " -> " +
-                                       m_.topology.components[size_t(spec.dst)].path;
+    spec.name = !f.label.empty() ? f.label : name_of(spec.src, spec.dst);
     if (!f.after.empty()) spec.after = index.at(f.after);
     ValueId size = lower_expr(*f.bytes);
     add_check(CheckKind::NonNegative, size, f.bytes->range, fmt::format("the size of flow `{}`", spec.name));
+    spec.size_input = int(bytes.size());
     bytes.push_back(size);
     if (f.start) {
       spec.has_start = true;
+      spec.start_input = int(starts.size());
       ValueId start = lower_expr(*f.start);
       add_check(CheckKind::NonNegative, start, f.start->range, fmt::format("the start time of flow `{}`", spec.name));
       starts.push_back(start);
@@ -84,7 +186,10 @@ Task Lowerer::lower_flows(const Stmt& s) {
   cg::BuildError error;
   auto engine = cg::CongestionEngine::build(m_.topology, fabrics, std::move(specs), s.unordered, error, link_costs());
   if (!engine) {
-    SourceRange where = error.flow >= 0 ? s.flows[size_t(error.flow)].range : s.range;
+    // The item a flow came from: the last whose first flow is at or before it.
+    size_t item = 0;
+    while (item + 1 < item_begin.size() && item_begin[item + 1] <= uint64_t(error.flow)) ++item;
+    SourceRange where = error.flow >= 0 ? s.flows[item].range : s.range;
     DiagKind kind = error.message.find("no path") != std::string::npos ? DiagKind::NoPath : DiagKind::FabricError;
     diags_.error(kind, where, error.message);
     return task;

@@ -194,6 +194,7 @@ struct Folder {
         }
         mark_bound(row, limits);
         row.detail = std::move(result.detail);
+        row.write_flows = std::move(result.write_flows);
       }
     }
     row.total_s = row.each_s * multiplier;

@@ -1,6 +1,8 @@
 // interpreter.h: the reference evaluator: runs the IR at bound parameter values and folds the task tree.
 #pragma once
+#include <functional>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,7 @@ struct Row {
   nlohmann::ordered_json detail;  // an engine's own report (flows, timeline...); null for closed forms
   std::string part;               // kernels, communication, overhead or empty (E2E section 3.4)
   double kernels_each_s = -1;     // the share of each_s that is kernel time, the rest being `part`; -1: all `part`
+  std::function<void(std::ostream&, const std::string&)> write_flows;  // every flow as CSV rows, or empty
 };
 
 struct PhaseResult {

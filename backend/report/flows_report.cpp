@@ -11,6 +11,7 @@ namespace gpm::backend {
 namespace {
 constexpr size_t kTableSteps = 40;  // steps shown per operation in the table; JSON has them all
 constexpr size_t kTableLinks = 8;   // busiest links shown per operation in the table; JSON has them all
+constexpr size_t kTableFlows = 40;  // flows shown per operation in the table; JSON lists 10,000, --flows-out all
 
 template <typename F>
 void for_each_flow_row(const Evaluation& e, F&& f) {
@@ -26,12 +27,20 @@ std::string flows_table(const Evaluation& e) {
     out += fmt::format("\n{} / {} ({} arbitration; times from the start of one execution):\n", phase.name, row.name,
                        row.detail.value("arbitration", std::string()));
     size_t w = 0;
-    for (const auto& f : row.detail["flows"]) w = std::max(w, f["name"].get<std::string>().size());
-    for (const auto& f : row.detail["flows"])
+    for (size_t i = 0; i < row.detail["flows"].size() && i < kTableFlows; ++i)
+      w = std::max(w, row.detail["flows"][i]["name"].get<std::string>().size());
+    const auto& flows = row.detail["flows"];
+    size_t total = row.detail.value("flows_total", flows.size());
+    for (size_t i = 0; i < flows.size() && i < kTableFlows; ++i) {
+      const auto& f = flows[i];
       out += fmt::format("  {:<{}}  {}  {}  start {}  end {}\n", f["name"].get<std::string>(), w,
                          f["route"].get<std::string>(),
                          support::format_quantity(f["bytes"].get<double>(), support::Dim::byte()),
                          format_seconds(f["start_s"].get<double>()), format_seconds(f["end_s"].get<double>()));
+    }
+    if (total > kTableFlows)
+      out += fmt::format("  ... {} more flows (see --format json, or --flows-out FILE.csv for every flow)\n",
+                         total - kTableFlows);
     const auto& steps = row.detail["steps"];
     out += "  steps (congestion factor of each active flow):\n";
     for (size_t i = 0; i < steps.size() && i < kTableSteps; ++i) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """gen_gpmc.py HOSTS OUTDIR: the gpmc side of bench/simgrid_crosscheck.sh: a machine of HOSTS hosts h[0..] on a
 two-level fat tree (16 hosts per leaf, 4 spines, 12.5 GB/s links each way, no latency) and an app with one flows
-block: an all-to-all of 1 MB per ordered pair, written src-major, dst-minor (the order alltoall.cpp prints)."""
+block: an all-to-all of 1 MB per ordered pair, the built-in pattern `all_to_all h[*] 1 MB` (src-major, dst-minor)."""
 import os
 import sys
 
@@ -20,10 +20,5 @@ for l in range(leaves):
     m.append(f"    link leaf[{l}] <-> spine[*] {{ bw = 12.5 GB/s }}")
 m += ["  }", "}"]
 open(os.path.join(outdir, f"ft{hosts}.gpm"), "w").write("\n".join(m) + "\n")
-a = ["app a2a {", "  flows {"]
-for s in range(hosts):
-    for d in range(hosts):
-        if s != d:
-            a.append(f"    h[{s}] -> h[{d}] 1 MB")
-a += ["  }", "}"]
+a = ["app a2a {", "  flows {", "    all_to_all h[*] 1 MB", "  }", "}"]
 open(os.path.join(outdir, f"a2a{hosts}.gpm"), "w").write("\n".join(a) + "\n")

@@ -13,15 +13,18 @@ constexpr double kEps = 1e-12;
 
 void Workspace::reserve(const Plan& plan) {
   size_t hops = plan.hop_link.size(), flows = size_t(plan.flow_count), links = size_t(plan.link_count);
-  running.assign(flows, 0);
-  size_t groups = std::max<size_t>(plan.entries.size(), 1);
-  group_in.assign(groups, 0);
-  group_out.assign(groups, 0);
-  group_root.assign(groups, 0);
-  value.assign(hops, 0);
-  raised.assign(hops, 0);
-  hol.assign(flows, 0);
-  later.assign(hops, 0);
+  if (plan.arbitration == Arbitration::Pcie) {  // Algorithm 1's per-flow and per-hop factors
+    running.assign(flows, 0);
+    size_t groups = std::max<size_t>(plan.entries.size(), 1);
+    group_in.assign(groups, 0);
+    group_out.assign(groups, 0);
+    group_root.assign(groups, 0);
+    value.assign(hops, 0);
+    raised.assign(hops, 0);
+    hol.assign(flows, 0);
+    later.assign(hops, 0);
+    return;
+  }
   remaining_capacity.assign(links, 0);
   unfrozen_on_link.assign(links, 0);
   link_begin.assign(links + 1, 0);

@@ -36,9 +36,9 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
     int a = link < int(fabrics.link_arbitration.size()) ? fabrics.link_arbitration[size_t(link)] : -1;
     return a < 0 ? int(Arbitration::MaxMin) : a;
   };
-  std::map<std::pair<int, int>, int> compact;
-  std::map<int, int> source_of;
-  std::vector<std::vector<ir::Hop>> paths(size_t(p.flow_count));
+  std::vector<int> compact(t.links.size() * 2, -1);  // per (link, direction): its compact id
+  std::vector<int> source_of(t.components.size(), -1);  // per component: its compact source id
+  int sources = 0;
   int arbitration = -1;
   p.path_begin.push_back(0);
   for (int f = 0; f < p.flow_count; ++f) {
@@ -50,14 +50,12 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
       return nullptr;
     }
     auto found = router.route(spec.src, spec.dst, "gpu");
-    if (found) paths[size_t(f)] = std::move(*found);
     if (!found) {
       error = {f, fmt::format("no path of links carries data from `{}` to `{}` (copies do not pass through a gpu)",
                               src, dst)};
       return nullptr;
     }
-    std::string route_text = src;
-    for (const ir::Hop& hop : paths[size_t(f)]) {
+    for (const ir::Hop& hop : *found) {
       int a = arbitration_of(hop.link);
       if (arbitration < 0) arbitration = a;
       if (a != arbitration) {
@@ -66,37 +64,53 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
                                 arbitration_name(a), arbitration_name(arbitration))};
         return nullptr;
       }
-      auto [it, fresh] = compact.emplace(std::make_pair(hop.link, hop.direction), int(compact.size()));
-      if (fresh) {
+      int& id = compact[size_t(hop.link) * 2 + size_t(hop.direction)];
+      if (id < 0) {
+        id = int(e->links_.size());
         e->links_.push_back({hop.link, hop.direction});
         const ir::Link& l = t.links[size_t(hop.link)];
         e->link_names_.push_back(t.components[size_t(near_end(l, hop.direction))].path + " -> " +
                                  t.components[size_t(far_end(l, hop.direction))].path);
+        e->link_far_end_.push_back(far_end(l, hop.direction));
       }
-      p.hop_link.push_back(it->second);
+      p.hop_link.push_back(id);
       p.hop_flow.push_back(f);
-      route_text += " -> " + t.components[size_t(far_end(t.links[size_t(hop.link)], hop.direction))].path;
     }
-    e->routes_.push_back(route_text);
     p.path_begin.push_back(int(p.hop_link.size()));
-    auto [it, fresh] = source_of.emplace(spec.src, int(source_of.size()));
-    if (fresh) {
+    int& source = source_of[size_t(spec.src)];
+    if (source < 0) {
+      source = sources++;
       e->by_source_.emplace_back();
       e->source_names_.push_back(src);
     }
-    p.source.push_back(it->second);
-    e->by_source_[size_t(it->second)].push_back(f);
+    p.source.push_back(source);
+    e->by_source_[size_t(source)].push_back(f);
   }
-  p.link_count = int(compact.size());
+  p.link_count = int(e->links_.size());
   e->queue_begin_.push_back(0);
   for (const auto& list : e->by_source_) e->queue_begin_.push_back(e->queue_begin_.back() + int(list.size()));
-  p.source_count = int(source_of.size());
+  p.source_count = sources;
   p.arbitration = Arbitration(arbitration);
-  e->dependents_.resize(size_t(p.flow_count));
-  int starts = 0;
+  // Size and start inputs: those a flow names (shared by the flows of a pattern), then one of its own for each other.
+  for (const FlowSpec& spec : e->flows_) {
+    e->size_inputs_ = std::max(e->size_inputs_, spec.size_input + 1);
+    if (spec.has_start) e->start_inputs_ = std::max(e->start_inputs_, spec.start_input + 1);
+  }
   for (int f = 0; f < p.flow_count; ++f) {
-    if (e->flows_[size_t(f)].after >= 0) e->dependents_[size_t(e->flows_[size_t(f)].after)].push_back(f);
-    e->start_input_.push_back(e->flows_[size_t(f)].has_start ? starts++ : -1);
+    const FlowSpec& spec = e->flows_[size_t(f)];
+    e->size_input_.push_back(spec.size_input >= 0 ? spec.size_input : e->size_inputs_++);
+    e->start_input_.push_back(!spec.has_start ? -1 : spec.start_input >= 0 ? spec.start_input : e->start_inputs_++);
+  }
+  // The flows each flow's end starts (counting sort by the flow waited for; block order within each).
+  e->dependent_begin_.assign(size_t(p.flow_count) + 1, 0);
+  for (const FlowSpec& spec : e->flows_)
+    if (spec.after >= 0) ++e->dependent_begin_[size_t(spec.after) + 1];
+  for (size_t f = 0; f < size_t(p.flow_count); ++f) e->dependent_begin_[f + 1] += e->dependent_begin_[f];
+  e->dependents_.resize(size_t(e->dependent_begin_.back()));
+  {
+    std::vector<int> fill(e->dependent_begin_.begin(), e->dependent_begin_.end() - 1);
+    for (int f = 0; f < p.flow_count; ++f)
+      if (int after = e->flows_[size_t(f)].after; after >= 0) e->dependents_[size_t(fill[size_t(after)]++)] = f;
   }
   if (p.arbitration != Arbitration::Pcie) return e;
 
@@ -177,11 +191,10 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
   std::map<int, std::vector<int>> inputs;  // by compact in link: hops leaving the switch entered by it
   for (int f = 0; f < p.flow_count; ++f) {
     bool crossed = false;
-    const auto& path = paths[size_t(f)];
-    for (size_t k = 1; k < path.size(); ++k) {
-      int h = p.path_begin[size_t(f)] + int(k);
-      const ir::Link& l = t.links[size_t(path[k].link)];
-      int node = near_end(l, path[k].direction), next = far_end(l, path[k].direction);
+    for (int h = p.path_begin[size_t(f)] + 1; h < p.path_begin[size_t(f) + 1]; ++h) {
+      auto [link, direction] = e->links_[size_t(p.hop_link[size_t(h)])];
+      const ir::Link& l = t.links[size_t(link)];
+      int node = near_end(l, direction), next = far_end(l, direction);
       if (depth[size_t(node)] < 0 || depth[size_t(next)] < 0) {
         error = {f, "this flow leaves the PCIe tree of the block's first flow; flows of one block share one tree"};
         return nullptr;
@@ -214,6 +227,13 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
     p.input_groups.push_back(g);
   }
   return e;
+}
+
+std::string CongestionEngine::route_text(int f) const {
+  std::string out = component_names[size_t(flows_[size_t(f)].src)];
+  for (int h = plan_.path_begin[size_t(f)]; h < plan_.path_begin[size_t(f) + 1]; ++h)
+    out += " -> " + component_names[size_t(link_far_end_[size_t(plan_.hop_link[size_t(h)])])];
+  return out;
 }
 
 }  // namespace gpm::engines::congestion

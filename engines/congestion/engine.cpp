@@ -4,16 +4,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <memory>
 #include <limits>
 
 #include <fmt/format.h>
 
 #include "engines/congestion/simulator.h"
+#include "support/csv.h"
 
 namespace gpm::engines::congestion {
 
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// Flows listed in the JSON detail of one block; `gpmc eval --flows-out` writes them all.
+constexpr size_t kListedFlows = 10'000;
+
 }
 
 Simulator::Simulator(const CongestionEngine& e, std::span<const double> inputs, bool cache)
@@ -23,8 +29,10 @@ Simulator::Simulator(const CongestionEngine& e, std::span<const double> inputs, 
   if (e.uses_tau()) tau_ = next();
   cap_.resize(size_t(p_.link_count));
   for (auto& c : cap_) c = next();
+  std::vector<double> sizes(size_t(e.size_input_count()));
+  for (auto& v : sizes) v = next();
   bytes_.resize(flows);
-  for (auto& b : bytes_) b = next();
+  for (size_t f = 0; f < flows; ++f) bytes_[f] = sizes[size_t(e.size_input_[f])];
   start_.assign(flows, 0);
   for (size_t f = 0; f < flows; ++f)
     if (e.start_input_[f] >= 0) start_[f] = inputs.size() > i + size_t(e.start_input_[f]) ? inputs[i + size_t(e.start_input_[f])] : std::nan("");
@@ -161,12 +169,23 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
       return std::nan("");
     }
     double dt = next - t;
-    if (out && dt > 0 && out->steps.size() < kMaxSteps && out->factor_entries < kMaxFactorEntries) {
-      CongestionEngine::Schedule::Step step{t, next, {}};
-      for (int f = 0; f < flows; ++f)
-        if (active_[size_t(f)]) step.factors.push_back({f, use_cache_ ? rate_[size_t(f)] / path_bw_[size_t(f)] : factor_[size_t(f)]});
-      out->factor_entries += step.factors.size();
-      out->steps.push_back(std::move(step));
+    if (out && dt > 0) {
+      if (out->steps.size() < kMaxSteps && out->factor_entries < kMaxFactorEntries) {
+        CongestionEngine::Schedule::Step step{t, next, {}};
+        // Factors listed over all steps stop at the limit, within a step if need be (a step of 10^6 flows).
+        for (int f = 0; f < flows; ++f) {
+          if (!active_[size_t(f)]) continue;
+          if (out->factor_entries + step.factors.size() >= kMaxFactorEntries) {
+            out->truncated = true;
+            break;
+          }
+          step.factors.push_back({f, use_cache_ ? rate_[size_t(f)] / path_bw_[size_t(f)] : factor_[size_t(f)]});
+        }
+        out->factor_entries += step.factors.size();
+        out->steps.push_back(std::move(step));
+      } else {
+        out->truncated = true;
+      }
     }
     for (int f = 0; f < flows; ++f) {
       if (!active_[size_t(f)]) continue;
@@ -177,7 +196,8 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
       end_[size_t(f)] = next;
       makespan = std::max(makespan, next);
       --left;
-      for (int g : e_.dependents_[size_t(f)]) issue_[size_t(g)] = next;
+      for (int i = e_.dependent_begin_[size_t(f)]; i < e_.dependent_begin_[size_t(f) + 1]; ++i)
+        issue_[size_t(e_.dependents_[size_t(i)])] = next;
     }
     t = next;
   }
@@ -286,14 +306,18 @@ double CongestionEngine::time(std::span<const double> inputs) const {
 
 ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
   ir::EngineResult r;
-  Schedule s = simulate(inputs, written_rank());
+  Schedule s;
+  Simulator sim(*this, inputs, false);
+  {
+    auto rank = written_rank();
+    sim.run(rank.data(), &s, &s.error);
+  }
   if (!s.error.empty()) {
     r.error = s.error;
     r.time_s = std::nan("");
     return r;
   }
   r.time_s = s.makespan;
-  Simulator sim(*this, inputs, false);
   nlohmann::ordered_json detail;
   detail["arbitration"] = plan_.arbitration == Arbitration::Pcie ? "pcie" : "max-min";
   if (uses_tau()) detail["tau"] = inputs[0];
@@ -308,27 +332,33 @@ ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
   for (size_t f = 0; f < flows_.size(); ++f) {
     double bytes = sim.bytes(int(f));
     bytes_total += bytes;
+    bool listed = f < kListedFlows;
     nlohmann::ordered_json hops = nlohmann::ordered_json::array();
     for (int h = plan_.path_begin[f]; h < plan_.path_begin[f + 1]; ++h) {
       int k = plan_.hop_link[size_t(h)];
-      hops.push_back(link_names_[size_t(k)]);
+      if (listed) hops.push_back(link_names_[size_t(k)]);
       LinkUse& u = use[size_t(k)];
       u.bytes += bytes;
       u.flows += 1;
       u.from = std::min(u.from, s.start[f]);
       u.until = std::max(u.until, s.end[f]);
     }
+    if (!listed) continue;
     flows.push_back({{"name", flows_[f].name},
                      {"src", component_names[size_t(flows_[f].src)]},
                      {"dst", component_names[size_t(flows_[f].dst)]},
                      {"bytes", bytes},
-                     {"route", routes_[f]},
+                     {"route", route_text(int(f))},
                      {"links", hops},
                      {"issued_s", s.issued[f]},
                      {"start_s", s.start[f]},
                      {"end_s", s.end[f]}});
   }
   detail["flows"] = flows;
+  if (flows_.size() > kListedFlows) {
+    detail["flows_total"] = flows_.size();
+    detail["flows_truncated"] = true;
+  }
   // Utilisation of each link over the block: bytes carried / (bandwidth x makespan); busiest first, then by name.
   std::vector<size_t> order(links_.size());
   std::vector<double> utilisation(links_.size());
@@ -358,11 +388,24 @@ ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
     steps.push_back({{"start_s", step.start_s}, {"end_s", step.end_s}, {"factors", factors}});
   }
   detail["steps"] = steps;
-  if (s.steps.size() >= Simulator::kMaxSteps || s.factor_entries >= Simulator::kMaxFactorEntries)
+  if (s.truncated)
     detail["steps_truncated"] = true;
   r.terms.push_back({"flows", double(flows_.size()), support::Dim::count(), false});
   r.terms.push_back({"bytes moved", bytes_total, support::Dim::byte(), false});
   r.detail = std::move(detail);
+  auto schedule = std::make_shared<Schedule>(std::move(s));
+  auto sizes = std::make_shared<std::vector<double>>(flows_.size());
+  for (size_t f = 0; f < flows_.size(); ++f) (*sizes)[f] = sim.bytes(int(f));
+  r.write_flows = [this, schedule, sizes](std::ostream& out, const std::string& prefix) {
+    std::string line;
+    for (size_t f = 0; f < flows_.size(); ++f) {
+      line.clear();
+      fmt::format_to(std::back_inserter(line), "{}{},{},{},{},{},{},{},{}\n", prefix, support::csv_field(flows_[f].name),
+                     component_names[size_t(flows_[f].src)], component_names[size_t(flows_[f].dst)], (*sizes)[f],
+                     schedule->issued[f], schedule->start[f], schedule->end[f], support::csv_field(route_text(int(f))));
+      out << line;
+    }
+  };
   return r;
 }
 
@@ -371,7 +414,7 @@ std::string CongestionEngine::describe() const {
                                                            : "arbitration max-min (progressive filling)";
   if (unordered_) out += "; each source's flows in any order (gpmc search)";
   for (size_t f = 0; f < flows_.size(); ++f) {
-    out += fmt::format("\nflow {}: {}", flows_[f].name, routes_[f]);
+    out += fmt::format("\nflow {}: {}", flows_[f].name, route_text(int(f)));
     if (flows_[f].after >= 0) out += fmt::format(" after {}", flows_[size_t(flows_[f].after)].name);
   }
   return out;
@@ -379,6 +422,7 @@ std::string CongestionEngine::describe() const {
 
 PcieTrace CongestionEngine::pcie_step(const std::vector<uint8_t>& active, double tau) const {
   PcieTrace trace;
+  if (plan_.arbitration != Arbitration::Pcie) return trace;  // max-min has no Table I columns
   Workspace ws;
   ws.reserve(plan_);
   std::vector<double> factor(flows_.size());

@@ -20,6 +20,8 @@ struct FlowSpec {
   int src = -1, dst = -1;  // components
   int after = -1;        // the flow whose end starts this one, or -1
   bool has_start = false;  // its start time is an input (else 0, or the end of `after`)
+  int size_input = -1;   // which of the block's size inputs is its size (flows of a pattern share one); -1: its own
+  int start_input = -1;  // with has_start: which of the start inputs is its start; -1: its own
 };
 
 // Which arbitration each link of the topology belongs to (-1: none declared, max-min applies).
@@ -34,8 +36,8 @@ struct BuildError {
 };
 
 // The structure of one `flows` block: built once by the lowering, immutable and thread-safe afterwards.
-// Inputs, in order: tau (PCIe only), the bandwidth of each directed link used (link_inputs()), the bytes of each
-// flow, and the start time of each flow that has one.
+// Inputs, in order: tau (PCIe only), the bandwidth of each directed link used (link_inputs()), the sizes
+// (size_input_count(): one per written flow, one per pattern), and the start times (start_input_count()).
 class CongestionEngine : public ir::Engine {
  public:
   // Routes every flow (ir::Router: fewest links, then latency and bandwidth from `cost`, then component order;
@@ -55,6 +57,10 @@ class CongestionEngine : public ir::Engine {
   // The directed links whose bandwidths are inputs: (link, direction) pairs of the topology.
   const std::vector<std::pair<int, int>>& link_inputs() const { return links_; }
   bool unordered() const { return unordered_; }
+  int size_input_count() const { return size_inputs_; }
+  int start_input_count() const { return start_inputs_; }
+  // Flow f's route as text: `A -> B -> C`.
+  std::string route_text(int f) const;
 
   // The search over orders: each source's flows may go in any order (the product of the permutations).
   struct SearchResult {
@@ -85,6 +91,7 @@ class CongestionEngine : public ir::Engine {
     };
     std::vector<Step> steps;
     size_t factor_entries = 0;  // factors listed over all steps
+    bool truncated = false;     // steps or factors were left out (Simulator::kMaxSteps, kMaxFactorEntries)
     std::string error;
   };
   Schedule simulate(std::span<const double> inputs, const std::vector<int>& rank) const;
@@ -104,10 +111,12 @@ class CongestionEngine : public ir::Engine {
   std::vector<std::vector<int>> by_source_;  // flows of each compact source, in block order
   std::vector<int> queue_begin_;             // source s's flows at [queue_begin_[s], queue_begin_[s + 1]) of a queue
   std::vector<std::string> source_names_;
-  std::vector<std::string> routes_;
   std::vector<std::string> link_names_;  // per compact directed link: `A -> B` in the direction travelled
+  std::vector<int> size_input_;   // per flow: index of its size among the size inputs
   std::vector<int> start_input_;  // per flow: index of its start-time input, or -1
-  std::vector<std::vector<int>> dependents_;
+  int size_inputs_ = 0, start_inputs_ = 0;
+  std::vector<int> link_far_end_;  // per compact directed link: the component it leads to
+  std::vector<int> dependent_begin_, dependents_;  // flows started by flow f's end: [begin[f], begin[f + 1])
   bool unordered_ = false;
 };
 

@@ -118,21 +118,54 @@ TEST_CASE("congestion pipeline: max-min all-to-all through the DGX A100 NVSwitch
     CHECK(std::abs(f["end_s"].get<double>() - 100e6 / (300e9 / 7)) <= 1e-9);
 }
 
-TEST_CASE("congestion pipeline: a flows block of more than 5,000 flows is ModelTooLarge, 5,000 are evaluated") {
+TEST_CASE("congestion pipeline: 6,000 written flows are evaluated; a pattern beyond the cap is refused before expanding") {
   auto model = [](int flows) {
     std::string text = "machine m {\n  node {\n    switch s\n    gpu g[4]\n    link s <-> g[*] { bw = 10 GB/s }\n  }\n}\n";
     text += "app a {\n  flows {\n";
     for (int i = 0; i < flows; ++i) text += fmt::format("    g[{}] -> g[{}] 1 MB\n", i % 4, (i + 1) % 4);
     return text + "  }\n}\n";
   };
-  test::Pipeline over;
-  over.lower(model(5001), {});
-  CHECK(over.has(support::DiagKind::ModelTooLarge));
-  test::Pipeline at_limit;
-  at_limit.lower(model(5000), {});
-  REQUIRE_MESSAGE(!at_limit.diags.has_errors(), at_limit.all_messages());
+  test::Pipeline written;
+  written.lower(model(6000), {});
+  REQUIRE_MESSAGE(!written.diags.has_errors(), written.all_messages());
   backend::Evaluation out;
-  REQUIRE(backend::evaluate(at_limit.ir, at_limit.bound, at_limit.diags, out));
-  // Each GPU sends 1,250 MB and receives 1,250 MB over its own 10 GB/s link: 125 ms, however shared.
-  CHECK(std::abs(out.total_s - 0.125) < 1e-9);
+  REQUIRE(backend::evaluate(written.ir, written.bound, written.diags, out));
+  // Each GPU sends 1,500 MB and receives 1,500 MB over its own 10 GB/s link: 150 ms, however shared.
+  CHECK(std::abs(out.total_s - 0.150) < 1e-9);
+  // 12,000 endpoints all to all: 143,988,000 flows, above 2^27; refused from the count alone.
+  test::Pipeline huge;
+  huge.lower("machine m {\n  node {\n    cpu h[12000]\n  }\n}\napp a {\n  flows {\n    all_to_all h[*] 1 MB\n  }\n}\n", {});
+  CHECK(huge.has(support::DiagKind::ModelTooLarge));
+  CHECK(huge.all_messages().find("143988000 flows") != std::string::npos);
+}
+
+TEST_CASE("congestion pipeline: a pattern's flows equal the same flows written out") {
+  const std::string machine =
+      "machine m {\n  node {\n    switch s[2]\n    gpu g[6]\n    link s[0] <-> g[0], s[0] <-> g[1], s[0] <-> g[2] "
+      "{ bw = 10 GB/s }\n    link s[1] <-> g[3], s[1] <-> g[4], s[1] <-> g[5] { bw = 10 GB/s }\n    link s[0] <-> "
+      "s[1] { bw = 15 GB/s }\n  }\n}\n";
+  auto end_times = [&](const std::string& body) {
+    test::Pipeline p;
+    p.lower(machine + "app a {\n  flows {\n" + body + "  }\n}\n", {});
+    REQUIRE_MESSAGE(!p.diags.has_errors(), p.all_messages());
+    backend::Evaluation out;
+    REQUIRE(backend::evaluate(p.ir, p.bound, p.diags, out));
+    std::vector<std::pair<std::string, double>> ends;
+    for (const auto& f : out.phases[0].rows[0].detail["flows"])
+      ends.push_back({f["name"].get<std::string>(), f["end_s"].get<double>()});
+    return ends;
+  };
+  std::string all, ring, shift, pairs;
+  for (int i = 0; i < 6; ++i) {
+    for (int j = 0; j < 6; ++j)
+      if (i != j) all += fmt::format("    g[{}] -> g[{}] 3 MB\n", i, j);
+    ring += fmt::format("    g[{}] -> g[{}] 3 MB\n", i, (i + 1) % 6);
+    shift += fmt::format("    g[{}] -> g[{}] 3 MB\n", i, (i + 4) % 6);
+    pairs += fmt::format("    g[{}] -> g[{}] 3 MB\n", i, i ^ 1);
+  }
+  CHECK(end_times("    all_to_all g[*] 3 MB\n") == end_times(all));
+  CHECK(end_times("    ring g[*] 3 MB\n") == end_times(ring));
+  CHECK(end_times("    shift(-2) g[*] 3 MB\n") == end_times(shift));
+  CHECK(end_times("    pairs g[*] 3 MB\n") == end_times(pairs));
+  CHECK(end_times("    pairs(1) g[*] 3 MB\n") == end_times(pairs));
 }

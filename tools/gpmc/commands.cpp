@@ -1,6 +1,9 @@
 // commands.cpp: runs the pipeline for each subcommand and prints results or diagnostics.
 #include "tools/gpmc/commands.h"
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -9,6 +12,7 @@
 #include "backend/report/report.h"
 #include "frontend/ast_printer.h"
 #include "ir/printer.h"
+#include "support/csv.h"
 
 namespace gpm::cli {
 
@@ -27,6 +31,42 @@ bool parse_settings(const std::vector<std::string>& sets, std::vector<driver::Se
       return false;
     }
     out.push_back({s.substr(0, eq), s.substr(eq + 1)});
+  }
+  return true;
+}
+
+// One row per flow: the phase and operation it belongs to, its name, ends, bytes, when it was issued, started and
+// ended (seconds from the start of one execution of the operation, shortest round-trip form) and its route.
+bool write_flows_csv(const backend::Evaluation& evaluation, const std::string& path, support::DiagnosticEngine& diags) {
+  bool any = false;
+  for (const auto& phase : evaluation.phases)
+    for (const auto& row : phase.rows) any = any || bool(row.write_flows);
+  if (!any) {
+    diags.error(support::DiagKind::UsageError, {},
+                fmt::format("--flows-out: app `{}` has no `flows` block", evaluation.app));
+    return false;
+  }
+  auto write = [&](std::ostream& out) {
+    out << "phase,operation,flow,src,dst,bytes,issued_s,start_s,end_s,route\n";
+    for (const auto& phase : evaluation.phases)
+      for (const auto& row : phase.rows)
+        if (row.write_flows) row.write_flows(out, support::csv_field(phase.name) + "," + support::csv_field(row.name) + ",");
+  };
+  if (path == "-") {  // standard output, before the report
+    write(std::cout);
+    return true;
+  }
+  std::ofstream out(path, std::ios::binary);
+  if (!out) {
+    diags.error(support::DiagKind::UsageError, {},
+                fmt::format("--flows-out: cannot write `{}`: {}", path, std::strerror(errno)));
+    return false;
+  }
+  write(out);
+  out.close();
+  if (!out) {
+    diags.error(support::DiagKind::UsageError, {}, fmt::format("--flows-out: writing `{}` failed", path));
+    return false;
   }
   return true;
 }
@@ -65,6 +105,8 @@ int run_eval(const CommonOptions& common, const EvalOptions& options) {
                 : session.evaluate(*compiled, evaluation);
   if (!ok) return fail(session);
   if (!options.timeline.empty() && !write_timeline(evaluation, options.timeline, session.diags())) return fail(session);
+  if (!options.flows_out.empty() && !write_flows_csv(evaluation, options.flows_out, session.diags()))
+    return fail(session);
   std::cout << (options.format == "json" ? backend::json_report(evaluation) : backend::table_report(evaluation));
   return 0;
 }

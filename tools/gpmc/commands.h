@@ -22,6 +22,7 @@ struct EvalOptions {
   std::string strategy;            // eval: every offload uses this strategy
   std::string compare;             // eval: "strategy" ranks the four offload strategies
   std::string timeline;            // eval: write the offload schedules as Chrome trace JSON to this file
+  std::string flows_out;           // eval: write every flow of every `flows` block as CSV to this file
 };
 
 struct SweepOptions {
@@ -58,6 +59,8 @@ int run_dump_llvm(const CommonOptions& common, const EvalOptions& options);
 int run_sweep(const CommonOptions& common, const SweepOptions& options);
 // offload_commands.cpp: eval --compare strategy, and the --timeline file.
 int run_compare_strategies(const CommonOptions& common, const EvalOptions& options);
+// commands.cpp: `eval --flows-out FILE.csv`, every flow of the evaluation (start, end, route).
+bool write_flows_csv(const backend::Evaluation& evaluation, const std::string& path, support::DiagnosticEngine& diags);
 bool write_timeline(const backend::Evaluation& evaluation, const std::string& path, support::DiagnosticEngine& diags);
 
 // Shared by the subcommands: splits `name=value` settings (false with a diagnostic), prints errors.

@@ -13,6 +13,7 @@
 
 #include "backend/report/report.h"
 #include "driver/sweep.h"
+#include "support/csv.h"
 #include "tools/gpmc/commands.h"
 
 namespace gpm::cli {
@@ -21,12 +22,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 // A coordinate as people read it: the word of a word parameter, else the quantity with its unit.
 std::string value_text(const driver::SweepAxis& axis, double value) {
@@ -71,9 +66,9 @@ class Writer {
   void header() {
     if (format_ == "csv") {
       std::vector<std::string> columns;
-      for (const auto& axis : sweep_.axes()) columns.push_back(csv_field(axis.name));
+      for (const auto& axis : sweep_.axes()) columns.push_back(support::csv_field(axis.name));
       columns.push_back("total_s");
-      for (const auto& name : phase_names_) columns.push_back(csv_field(name));
+      for (const auto& name : phase_names_) columns.push_back(support::csv_field(name));
       out_ += fmt::format("{}\n", fmt::join(columns, ","));
     } else if (format_ == "json") {
       nlohmann::ordered_json head;
@@ -105,7 +100,7 @@ class Writer {
       if (format_ == "csv") {
         for (size_t k = 0; k < dims; ++k) {
           const auto& axis = sweep_.axes()[k];
-          if (axis.is_word()) out_ += csv_field(axis.words[size_t(at[k])]) + ",";
+          if (axis.is_word()) out_ += support::csv_field(axis.words[size_t(at[k])]) + ",";
           else fmt::format_to(std::back_inserter(out_), "{},", at[k]);
         }
         fmt::format_to(std::back_inserter(out_), "{}", total);
