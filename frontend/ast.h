@@ -224,6 +224,7 @@ struct MachineDecl : Decl {
   std::vector<ArbitrationDecl> arbitrations;
   std::vector<std::unique_ptr<MpiDecl>> mpi;     // at most one is valid; sema reports others
   std::vector<std::unique_ptr<NetworkDecl>> networks;  // at most one is valid; sema reports others
+  std::vector<std::unique_ptr<NetworkDecl>> clusters;  // `cluster { ... }` (attributes alone, as a network section)
 };
 
 struct DataDecl {

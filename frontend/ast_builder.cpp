@@ -283,7 +283,7 @@ struct AstBuilder::Impl {
     ref.range = range(ctx);
     for (auto* part : ctx->refPart()) {
       RefPart p;
-      p.name = part->IDENT()->getText();
+      p.name = part->IDENT() ? part->IDENT()->getText() : std::string("node");
       p.range = range(part);
       p.star = part->star != nullptr;
       if (part->expr()) p.index = expr(part->expr());
@@ -415,6 +415,11 @@ struct AstBuilder::Impl {
           section->fits.push_back(std::move(fit));
         }
         m->mpi.push_back(std::move(section));
+      } else if (auto* cl = item->clusterDecl()) {
+        auto section = std::make_unique<NetworkDecl>();
+        section->range = range(cl);
+        section->attrs = attrs(cl->attrBlock());
+        m->clusters.push_back(std::move(section));
       } else if (auto* net = item->networkDecl()) {
         auto section = std::make_unique<NetworkDecl>();
         section->range = range(net);

@@ -201,6 +201,10 @@ struct Printer {
           line(2, "network", section->range);
           attrs(3, section->attrs);
         }
+        for (const auto& section : m.clusters) {
+          line(2, "cluster", section->range);
+          attrs(3, section->attrs);
+        }
         break;
       }
       case DeclKind::App: {

@@ -47,6 +47,14 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
         {K::Quantity, "taper", kCount, "", "down-link to up-link ratio at a leaf (default 1: no taper)"},
         {K::Quantity, "link_bw", kBytes / kTime, "", "bandwidth of one node's link to its leaf switch"},
         {K::Quantity, "switch_latency", kTime, "", "latency of one switch traversal"}}},
+      {"cluster",
+       {{K::Quantity, "nodes", kCount, "", "copies of the machine's node: node[0], node[1], ..."},
+        {K::Keyword, "topology", {}, "fat_tree|rail", "how the nodes' NICs reach the leaf switches"},
+        {K::Quantity, "nics_per_leaf", kCount, "", "NIC ports under each leaf switch"},
+        {K::Quantity, "spines", kCount, "", "spine switches, each joined to every leaf"},
+        {K::Quantity, "link_bw", kBytes / kTime, "", "bandwidth of a NIC's link to its leaf, each direction"},
+        {K::Quantity, "taper", kCount, "", "a leaf's down-link to up-link capacity (default 1: no taper)"},
+        {K::Quantity, "link_latency", kTime, "", "latency of every cluster link (default 0)"}}},
       {"halo",
        {{K::Quantity, "ranks", kCount, "", "ranks taking part (default: one node's ranks)"},
         {K::Quantity, "dims", kCount, "", "2 or 3 (default: 2, or 3 when pz is given)"},
@@ -109,7 +117,7 @@ std::vector<std::string> mpi_words(const MpiAttrSpec& spec) {
 std::string mpi_operation_names() {
   std::string out;
   for (const auto& [name, _] : schemas())
-    if (name != "section" && name != "network") out += (out.empty() ? "" : ", ") + name;
+    if (name != "section" && name != "network" && name != "cluster") out += (out.empty() ? "" : ", ") + name;
   return out;
 }
 

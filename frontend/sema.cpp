@@ -333,6 +333,7 @@ void Sema::check_machine(const MachineDecl& machine) {
   check_attrs(machine.attrs, "machine", scope);
   check_mpi_section(machine);
   check_network_section(machine);
+  check_cluster_section(machine);
   if (machine.nodes.empty()) {
     diags_.error(DiagKind::MissingAttribute, machine.name_range,
                  fmt::format("machine `{}` has no `node {{ ... }}` description", machine.name));

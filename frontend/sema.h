@@ -85,6 +85,7 @@ class Sema {
   // MPI sections and operations (sema_mpi.cpp).
   void check_mpi_section(const MachineDecl& machine);
   void check_network_section(const MachineDecl& machine);
+  void check_cluster_section(const MachineDecl& machine);
   void check_mpi_stmt(Stmt& stmt, const Scope& scope);
   void check_mpi_attrs(std::vector<Attr>& attrs, const std::string& owner, const Scope& scope);
 

@@ -35,6 +35,7 @@ void Sema::check_mpi_attrs(std::vector<Attr>& attrs, const std::string& owner, c
     const MpiAttrSpec* spec = find_mpi_attr(owner, attr.name);
     std::string where = owner == "section"   ? "an mpi section"
                         : owner == "network" ? "a network section"
+                        : owner == "cluster" ? "a cluster section"
                                              : fmt::format("`mpi {}`", owner);
     if (!spec) {
       std::vector<std::string> names;
@@ -177,8 +178,33 @@ void Sema::check_network_section(const MachineDecl& machine) {
                  "a network section prices MPI messages between nodes; the machine has no `mpi` section");
 }
 
+// A machine's cluster: N copies of its node on a two-level leaf-spine network the lowering builds
+// (lower/lower_cluster.cpp); the attributes as for the mpi sections, then the required ones.
+void Sema::check_cluster_section(const MachineDecl& machine) {
+  Scope scope{nullptr, &machine};
+  for (size_t i = 1; i < machine.clusters.size(); ++i)
+    diags_.error(DiagKind::DuplicateDefinition, machine.clusters[i]->range, "a machine has one `cluster` section");
+  if (machine.clusters.empty()) return;
+  const NetworkDecl& section = *machine.clusters[0];
+  check_mpi_attrs(const_cast<NetworkDecl&>(section).attrs, "cluster", scope);
+  std::vector<std::string> missing;
+  for (const char* name : {"nodes", "topology", "nics_per_leaf", "spines", "link_bw"}) {
+    bool found = false;
+    for (const auto& a : section.attrs) found = found || a.name == name;
+    if (!found) missing.push_back(fmt::format("`{}`", name));
+  }
+  if (!missing.empty())
+    diags_.error(DiagKind::MissingAttribute, section.range, fmt::format("a cluster section needs {}", join(missing)));
+  for (const auto& a : machine.attrs)
+    if (a.name == "nodes") {
+      diags_.error(DiagKind::ConflictingAttributes, a.name_range,
+                   "a machine with a cluster section takes its node count from the cluster's `nodes`");
+      diags_.note(section.range, "the cluster section");
+    }
+}
+
 void Sema::check_mpi_stmt(Stmt& s, const Scope& scope) {
-  if (!mpi_schema(s.name) || s.name == "section" || s.name == "network") {
+  if (!mpi_schema(s.name) || s.name == "section" || s.name == "network" || s.name == "cluster") {
     std::vector<std::string> ops;
     std::string all = mpi_operation_names();
     for (size_t at = 0; at <= all.size();) {

@@ -50,6 +50,7 @@ machineItem
   | arbitrationDecl
   | mpiDecl
   | networkDecl
+  | clusterDecl
   | attr
   ;
 
@@ -69,6 +70,10 @@ mpiFit : locality=IDENT protocol=IDENT model=IDENT '(' expr (',' expr)* ')' ';'?
 // The network between the nodes, for MPI messages: `network { topology = fattree; nodes_per_leaf = 18; ... }`.
 networkDecl : 'network' attrBlock ';'? ;
 
+// N copies of the machine's node joined by a switched network the compiler builds: `cluster { nodes = 32;
+// topology = fat_tree; nics_per_leaf = 16; spines = 4; link_bw = 400 Gb/s }`; components `node[3].g[5]`, `leaf[0]`.
+clusterDecl : 'cluster' attrBlock ';'? ;
+
 nodeDecl : 'node' '{' nodeItem* '}' ;
 nodeItem
   : socketDecl
@@ -83,7 +88,7 @@ arraySuffix : '[' expr ']' ;
 linkDecl : 'link' linkPair (',' linkPair)* (':' typeName=IDENT)? attrBlock? ';'? ;
 linkPair : compRef arrow=('<->' | '->') compRef ;
 compRef : refPart ('.' refPart)* ;
-refPart : IDENT ('[' (star='*' | expr) ']')? ;
+refPart : (IDENT | 'node') ('[' (star='*' | expr) ']')? ;
 
 appDecl : 'app' IDENT '{' appItem* '}' ;
 appItem

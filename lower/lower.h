@@ -80,6 +80,7 @@ class Lowerer {
   std::vector<int> resolve(const frontend::CompRef& ref, const std::string& prefix);
   void index_paths();
   void merge_parallel_links();
+  bool lower_cluster(const frontend::MachineDecl& machine);  // lower_cluster.cpp; false after an error
   bool path_exists(const std::string& path) const { return known_paths_.count(path) > 0; }
   std::optional<int> whole_number(const frontend::Expr& expr, const char* what);
   void add_check(CheckKind kind, ValueId value, SourceRange range, std::string what);

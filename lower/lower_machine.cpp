@@ -95,9 +95,14 @@ void Lowerer::index_paths() {
 }
 
 std::vector<int> Lowerer::resolve(const CompRef& ref, const std::string& prefix) {
-  // Within a socket, names refer to the socket's own components first, then to the node's.
+  // Within a socket, names refer to the socket's own components first, then to the node's (then, in a cluster,
+  // to the cluster's): `node[1].s[0].` looks in `node[1].s[0].`, `node[1].` and at the top.
   std::vector<std::string> scopes = {prefix};
-  if (!prefix.empty()) scopes.push_back("");
+  for (std::string p = prefix; !p.empty();) {
+    size_t cut = p.size() >= 2 ? p.find_last_of('.', p.size() - 2) : std::string::npos;
+    p = cut == std::string::npos ? "" : p.substr(0, cut + 1);
+    scopes.push_back(p);
+  }
   for (const auto& scope : scopes) {
     std::vector<std::string> current = {scope.empty() ? "" : scope.substr(0, scope.size() - 1)};
     for (const auto& part : ref.parts) {
@@ -280,9 +285,13 @@ void Lowerer::lower_machine(const MachineDecl& machine) {
     }
   if (m_.topology.node_count == kNoValue) m_.topology.node_count = b_.constant(1, Dim::count(), machine.name_range);
   if (machine.nodes.empty()) return;
-  add_components(machine.nodes[0]->items, "");
-  index_paths();
-  add_links(machine.nodes[0]->items, "");
+  if (!machine.clusters.empty()) {
+    if (!lower_cluster(machine)) return;
+  } else {
+    add_components(machine.nodes[0]->items, "");
+    index_paths();
+    add_links(machine.nodes[0]->items, "");
+  }
   merge_parallel_links();
   lower_mpi_section(machine);
 }
