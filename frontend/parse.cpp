@@ -121,12 +121,22 @@ bool is_statement_start(const std::string& text) {
 
 // Reports lexical error tokens and nesting beyond kMaxNesting, so that the recursive-descent
 // parser never recurses without bound. Returns false if anything was reported.
-bool check_tokens(antlr4::CommonTokenStream& tokens, const OffsetMap& map, DiagnosticEngine& diags) {
+bool check_tokens(GpmLexer& lexer, const OffsetMap& map, DiagnosticEngine& diags) {
   bool ok = true;
   int brackets = 0, prefix_run = 0, ifs_in_statement = 0;
+  // Prefix operators that take the rest of a chain as their operand nest one level each although no bracket
+  // opens: after `^` (`2^-1^-1...`: the `-` binds looser than `^`, so its operand is `1^-1...`), and `not` after a
+  // comparison (`a == not b == not c ...`: `not` binds looser than `==`). Each run is counted until an operator
+  // that binds looser than the prefix ends the operand.
+  int power_chain = 0, compare_chain = 0;
+  std::string previous;          // the previous token's text
   bool operand_expected = true;  // whether a '-' here is a prefix operator
-  for (antlr4::Token* token : tokens.getTokens()) {
+  // Tokens are checked as the lexer makes them, one at a time, so that a refused file is never held as a whole
+  // token stream; the lexer is reset for the parser afterwards.
+  for (std::unique_ptr<antlr4::Token> owned = lexer.nextToken();; owned = lexer.nextToken()) {
+    antlr4::Token* token = owned.get();
     size_t type = token->getType();
+    if (type == antlr4::Token::EOF) break;
     SourceRange range = map.token(token);
     if (type == GpmLexer::ERROR_CHAR) {
       std::string text = token->getText();
@@ -147,23 +157,33 @@ bool check_tokens(antlr4::CommonTokenStream& tokens, const OffsetMap& map, Diagn
     }
     if (!ok) continue;
     std::string text = token->getText();
-    if (is_statement_start(text)) ifs_in_statement = 0;
+    if (is_statement_start(text) || text == ",") ifs_in_statement = power_chain = compare_chain = 0;
     bool is_prefix = operand_expected && (text == "-" || text == "+" || text == "not");
     prefix_run = is_prefix ? prefix_run + 1 : 0;
+    bool comparison = previous == "<" || previous == "<=" || previous == ">" || previous == ">=" ||
+                      previous == "==" || previous == "!=";
+    if (is_prefix && previous == "^") ++power_chain;
+    if (text == "not" && is_prefix && comparison) ++compare_chain;
+    if (!is_prefix && !operand_expected && text != "^") power_chain = 0;  // `*`, `+`, `==` ... end the operand
+    if (text == "and" || text == "or" || text == "then" || text == "else" || text == "if") compare_chain = 0;
     if (text == "(" || text == "[" || text == "{") ++brackets;
     if (text == ")" || text == "]" || text == "}") --brackets;
     if (text == "if") ++ifs_in_statement;
-    if (brackets > kMaxNesting || prefix_run > kMaxNesting || ifs_in_statement > kMaxNesting) {
+    if (brackets > kMaxNesting || prefix_run > kMaxNesting || ifs_in_statement > kMaxNesting ||
+        power_chain > kMaxNesting || compare_chain > kMaxNesting) {
       diags.error(DiagKind::NestingTooDeep, range,
-                  fmt::format("nesting deeper than {} levels (brackets, blocks, prefix operators or "
-                              "`if` expressions); split the expression with `let`",
+                  fmt::format("nesting deeper than {} levels (brackets, blocks, prefix operators, "
+                              "`if` expressions, or chains such as `^ -x ^ -y` and `== not x == not y`); split the "
+                              "expression with `let`",
                               kMaxNesting));
       return false;
     }
+    previous = text;
     operand_expected = !(type == GpmLexer::IDENT || type == GpmLexer::NUMBER || type == GpmLexer::QUANTITY ||
                          type == GpmLexer::STRING || text == ")" || text == "]" || text == "true" ||
                          text == "false");
   }
+  lexer.reset();
   return ok;
 }
 
@@ -186,8 +206,8 @@ struct ParseSession {
 std::unique_ptr<Module> parse_module(const SourceManager& sources, FileId file, DiagnosticEngine& diags) {
   if (!check_encoding(sources, file, diags)) return nullptr;
   ParseSession session(sources, file);
+  if (!check_tokens(session.lexer, session.map, diags)) return nullptr;
   session.tokens.fill();
-  if (!check_tokens(session.tokens, session.map, diags)) return nullptr;
   SyntaxErrorForwarder forwarder(session.map, diags, session.tokens);
   session.parser.addErrorListener(&forwarder);
   auto* tree = session.parser.file();
@@ -199,8 +219,8 @@ std::unique_ptr<Module> parse_module(const SourceManager& sources, FileId file, 
 ExprPtr parse_expression(const SourceManager& sources, FileId file, DiagnosticEngine& diags) {
   if (!check_encoding(sources, file, diags)) return nullptr;
   ParseSession session(sources, file);
+  if (!check_tokens(session.lexer, session.map, diags)) return nullptr;
   session.tokens.fill();
-  if (!check_tokens(session.tokens, session.map, diags)) return nullptr;
   SyntaxErrorForwarder forwarder(session.map, diags, session.tokens);
   session.parser.addErrorListener(&forwarder);
   auto* tree = session.parser.standaloneExpr();
