@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "support/source_file.h"
+
 namespace gpm::project {
 
 using support::DiagKind;
@@ -47,6 +49,7 @@ bool read_trace(const std::string& path, const std::string& what, support::Sourc
     diags.error(DiagKind::FileNotFound, {}, fmt::format("`{}` is a directory, not a {} file", path, what));
     return false;
   }
+  if (!support::regular_file(path, diags, {})) return false;
   // The SQLite file format's header string (sqlite.org, "Database File Format", section 1.3.1).
   static const char kSqliteHeader[16] = {'S', 'Q', 'L', 'i', 't', 'e', ' ', 'f',
                                          'o', 'r', 'm', 'a', 't', ' ', '3', '\0'};

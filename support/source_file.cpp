@@ -13,6 +13,23 @@ namespace gpm::support {
 
 namespace fs = std::filesystem;
 
+// Opening a FIFO blocks until someone writes to it, and a terminal or a device may never end: only regular files
+// (or links to them) are read.
+bool regular_file(const std::string& path, DiagnosticEngine& diags, SourceRange site) {
+  std::error_code ec;
+  auto status = fs::status(path, ec);
+  if (ec || fs::is_regular_file(status) || !fs::exists(status) || fs::is_directory(status)) return true;
+  const char* what = fs::is_fifo(status)              ? "a pipe (FIFO)"
+                     : fs::is_character_file(status) ? "a terminal or character device"
+                     : fs::is_block_file(status)     ? "a block device"
+                     : fs::is_socket(status)         ? "a socket"
+                                                     : "not a regular file";
+  diags.error(DiagKind::FileNotFound, site,
+              fmt::format("`{}` is {}; gpmc reads its inputs from regular files (save the input to a file first)",
+                          path, what));
+  return false;
+}
+
 bool read_source_file(const std::string& path, std::string& out, DiagnosticEngine& diags, SourceRange site) {
   std::error_code ec;
   auto status = fs::status(path, ec);
@@ -24,6 +41,7 @@ bool read_source_file(const std::string& path, std::string& out, DiagnosticEngin
     diags.error(DiagKind::FileNotFound, site, fmt::format("`{}` is a directory, not a .gpm file", path));
     return false;
   }
+  if (!regular_file(path, diags, site)) return false;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     diags.error(DiagKind::FileNotFound, site, fmt::format("cannot open `{}`: {}", path, std::strerror(errno)));

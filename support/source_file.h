@@ -11,6 +11,10 @@ namespace gpm::support {
 inline constexpr size_t kMaxSourceBytes = 8u << 20;
 
 // Reads a whole file, checking existence and size; reports FileNotFound or FileTooLarge.
+// False, with a diagnostic at `site`, when `path` exists but is not a regular file (a FIFO, a terminal, a device,
+// a socket), which could block or never end; true otherwise (a missing file is for the caller to report).
+bool regular_file(const std::string& path, DiagnosticEngine& diags, SourceRange site);
+
 bool read_source_file(const std::string& path, std::string& out, DiagnosticEngine& diags, SourceRange site);
 
 }  // namespace gpm::support

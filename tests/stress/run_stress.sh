@@ -56,11 +56,21 @@ mkdir -p a_directory.gpm
 expect 1 FileNotFound "a directory given as a file" -- check a_directory.gpm
 expect 1 FileNotFound "a nonexistent file" -- check no_such_file.gpm
 
-# A FIFO with nothing behind it must not hang: gpmc reads at most the size limit, and EOF ends it.
+# A FIFO that nobody writes to would block the open for ever: it is refused before it is opened, with or without
+# a writer, and so is a character device.
 rm -f fifo.gpm && mkfifo fifo.gpm
+expect 1 FileNotFound "a FIFO without a writer" -- check fifo.gpm
 ( timeout 60 bash -c ": > fifo.gpm" ) &
-expect 1 EmptyFile "an empty FIFO" -- check fifo.gpm
-wait
+expect 1 FileNotFound "a FIFO with a writer" -- check fifo.gpm
+kill %1 2>/dev/null; wait
+expect 1 FileNotFound "a character device" -- check /dev/null
+
+# A chain of 2,700,000 `^-1` links (8.1 MB, under the size limit) nests one parser level per link: refused by the
+# nesting guard, not by the stack. The same for 100,000 `== not` links.
+{ printf 'param x = 2'; head -c 2700000 /dev/zero | tr '\0' 'p' | sed 's/p/^-1/g'; echo; } > power_chain.gpm
+expect 1 NestingTooDeep "2,700,000 links of ^-1" -- check power_chain.gpm
+{ printf 'param x = if true'; for _ in $(seq 10000); do printf ' == not true == not true == not true == not true == not true == not true == not true == not true == not true == not true'; done; echo ' then 1 else 2'; } > not_chain.gpm
+expect 1 NestingTooDeep "100,000 links of == not" -- check not_chain.gpm
 
 if [ "$failures" -ne 0 ]; then echo "$failures stress case(s) failed"; exit 1; fi
 echo "all stress cases passed"
