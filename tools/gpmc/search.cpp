@@ -109,6 +109,20 @@ int run_search(const CommonOptions& common, const SearchOptions& options) {
                                             orders, options.max_orders));
     return fail();
   }
+  // Every order's makespan is kept (for the median, and twice with --orders-out): refuse a search whose list would
+  // not fit in half the machine's memory before allocating it.
+  {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    double have = pages > 0 && page > 0 ? double(pages) * double(page) : 0;
+    double need = double(orders) * sizeof(double) * (options.orders_out.empty() ? 1 : 2);
+    if (have > 0 && need > have / 2) {
+      session.diags().error(support::DiagKind::TooManyOrders, blocks[0]->range,
+                            fmt::format("this block has {} orders, whose makespans need {} of memory, more than half "
+                                        "of this machine's; search fewer flows at a time",
+                                        orders, support::format_quantity(need, support::Dim::byte())));
+      return fail();
+    }
+  }
   std::vector<double> values = backend::compute_values(m, compiled->bound);
   std::vector<double> inputs;
   for (ir::ValueId v : call.inputs) inputs.push_back(values[size_t(v)]);
