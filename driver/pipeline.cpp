@@ -259,7 +259,7 @@ std::unique_ptr<Compiled> Session::recompile(const Compiled& base, const lower::
   try {
     return lower_checked(base.owners.at(0), base.owners.at(1), std::move(bindings), std::move(words));
   } catch (const ir::ModelTooLarge& e) {
-    diags_.error(DiagKind::ModelTooLarge, {}, e.what());
+    diags_.error(DiagKind::ModelTooLarge, e.range, e.what());
     return nullptr;
   }
 }
@@ -269,7 +269,7 @@ std::unique_ptr<Compiled> Session::compile(const std::string& machine_file, cons
   try {
     return compile_checked(machine_file, app_file, settings);
   } catch (const ir::ModelTooLarge& e) {
-    diags_.error(DiagKind::ModelTooLarge, {}, e.what());
+    diags_.error(DiagKind::ModelTooLarge, e.range, e.what());
     return nullptr;
   }
 }
@@ -344,7 +344,7 @@ std::unique_ptr<Compiled> Session::compile_variant(const Compiled& base,
   try {
     return lower_checked(base.owners.at(0), base.owners.at(1), std::move(bindings), base.keywords);
   } catch (const ir::ModelTooLarge& e) {
-    diags_.error(DiagKind::ModelTooLarge, {}, e.what());
+    diags_.error(DiagKind::ModelTooLarge, e.range, e.what());
     return nullptr;
   }
 }
@@ -358,7 +358,7 @@ bool Session::check(const std::vector<std::string>& files) {
   try {
     return check_checked(files);
   } catch (const ir::ModelTooLarge& e) {
-    diags_.error(DiagKind::ModelTooLarge, {}, e.what());
+    diags_.error(DiagKind::ModelTooLarge, e.range, e.what());
     return false;
   }
 }

@@ -80,7 +80,7 @@ ValueId Builder::push(Instr instr) {
   if (instr.op != Opcode::Param)
     if (auto it = existing_.find(key); it != existing_.end()) return it->second;
   if (m_.instrs.size() >= kMaxInstructions)
-    throw ModelTooLarge(fmt::format("the model lowers to more than {} IR instructions", kMaxInstructions));
+    throw ModelTooLarge(fmt::format("the model lowers to more than {} IR instructions", kMaxInstructions), instr.range);
   m_.instrs.push_back(instr);
   ValueId id = ValueId(m_.instrs.size() - 1);
   if (instr.op != Opcode::Param) existing_.emplace(key, id);

@@ -137,9 +137,11 @@ struct Module {
   int find_param(const std::string& name) const;
 };
 
-// Raised when a model would lower to an unreasonable amount of IR; reported as a ModelTooLarge error.
+// Raised when a model would lower to an unreasonable amount of IR; reported as a ModelTooLarge error at `range`
+// (the declaration, call or expression being lowered when the limit was reached).
 struct ModelTooLarge : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit ModelTooLarge(const std::string& what, SourceRange where = {}) : std::runtime_error(what), range(where) {}
+  SourceRange range;
 };
 
 // Builds instructions through factories that check operand types (dimensions and truth values).

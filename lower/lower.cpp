@@ -198,6 +198,7 @@ ValueId Lowerer::lower_call(const Expr& e) {
                 : f == "abs" ? Opcode::Abs : Opcode::Log2;
     return b_.unary(op, args[0], e.range);
   }
+  if (fn_stack_.empty()) call_site_ = e.range;  // the outermost call, where a runaway inlining is reported
   return inline_call(static_cast<const FnDecl&>(*e.target), args);
 }
 
@@ -210,7 +211,8 @@ ValueId Lowerer::inline_call(const FnDecl& fn, const std::vector<ValueId>& args)
   if (++inline_work_ > kMaxInlinedCalls)
     throw ModelTooLarge(fmt::format("inlining functions takes more than {} calls; the model is too large "
                                     "(functions calling each other many times over?)",
-                                    kMaxInlinedCalls));
+                                    kMaxInlinedCalls),
+                        fn_stack_.empty() ? fn.name_range : call_site_);
   fn_stack_.push_back({&fn, args});
   ValueId result = lower_expr(*fn.body);
   fn_stack_.pop_back();
@@ -236,6 +238,7 @@ ValueId Lowerer::call_stdlib(const std::string& fn_name, const std::vector<Value
                              signature));
     return b_.constant(0, Dim::seconds(), site);
   }
+  if (fn_stack_.empty()) call_site_ = site;
   return inline_call(*fn, args);
 }
 

@@ -69,6 +69,7 @@ class Lowerer {
   ValueId lower_decl_value(const frontend::Decl& decl);
   ValueId call_stdlib(const std::string& fn_name, const std::vector<ValueId>& args, SourceRange site);
   ValueId inline_call(const frontend::FnDecl& fn, const std::vector<ValueId>& args);
+  SourceRange call_site_;  // the outermost function call being inlined (for ModelTooLarge)
   std::string source_text(SourceRange range, std::vector<std::pair<SourceRange, std::string>> replace = {}) const;
   // The word a word position holds: `written`, or the value of the word parameter standing there (which then
   // shapes the module: Module::shape_slots).

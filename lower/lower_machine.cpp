@@ -77,7 +77,7 @@ void Lowerer::add_components(const std::vector<NodeItem>& items, const std::stri
         if (auto kind = attribute_check(name))
           add_check(*kind, value, attrs.ranges[name], fmt::format("`{}` of {} `{}`", name, c.kind, path));
       if (m_.topology.components.size() >= kMaxComponents)
-        throw ModelTooLarge(fmt::format("the node has more than {} components", kMaxComponents));
+        throw ModelTooLarge(fmt::format("the node has more than {} components", kMaxComponents), c.name_range);
       m_.topology.components.push_back({c.kind, path, c.type_name, attrs.values, c.name_range, attrs.ranges});
     }
   }
