@@ -246,7 +246,8 @@ struct KernelDecl {
 };
 
 // One flow of a `flows` block: source, destination, size, and a start time or the flow it waits for. Or a pattern
-// of flows among the members of a set (`all_to_all h[*] 1 MB`), expanded by the lowering.
+// of flows among the members of a set (`all_to_all h[*] 1 MB`), expanded by the lowering. Or a loop over flows
+// (`for i in 0 .. 6 { ... }`, `loop_var` set), whose body the lowering repeats once per value.
 struct FlowItem {
   std::string label;  // empty when unlabelled
   SourceRange label_range;
@@ -259,6 +260,9 @@ struct FlowItem {
   ExprPtr start;  // `at`; null when absent
   std::string after;  // `after`; empty when absent
   SourceRange after_range;
+  std::unique_ptr<LetDecl> loop_var;  // a loop: its variable (a count, bound by the lowering), bounds and body
+  ExprPtr loop_lo, loop_hi;
+  std::vector<FlowItem> body;
   SourceRange range;
 };
 
@@ -275,7 +279,7 @@ struct OffloadWait {
   SourceRange range;
 };
 
-enum class StmtKind { Run, Copy, Seq, Par, Iterate, Phase, Overhead, Flows, Mpi, Offload };
+enum class StmtKind { Run, Copy, Seq, Par, Iterate, Phase, Overhead, Flows, Mpi, Offload, For };
 
 struct Stmt {
   StmtKind kind;
@@ -286,7 +290,9 @@ struct Stmt {
   SourceRange direction_range;
   std::string host_kind;  // Copy: pinned | pageable | ""
   SourceRange host_kind_range;
-  ExprPtr expr;  // Copy: bytes or buffer; Iterate: count; Overhead: time
+  ExprPtr expr;  // Copy: bytes or buffer; Iterate: count; Overhead: time; For: the first value
+  ExprPtr expr_hi;                    // For: the last value (included)
+  std::unique_ptr<LetDecl> loop_var;  // For: the loop's variable, a count bound once per iteration by the lowering
   std::optional<CompRef> on;
   // Copy p2p (`copy p2p SIZE from REF to REF`): the two GPUs, and whether the words between were `from` and `to`.
   std::optional<CompRef> peer_from, peer_to;

@@ -435,6 +435,50 @@ struct AstBuilder::Impl {
     return m;
   }
 
+  // A loop's variable: a let with no value, a count (sema), bound to each value in turn by the lowering.
+  std::unique_ptr<LetDecl> loop_var(antlr4::ParserRuleContext* loop, antlr4::tree::TerminalNode* name) {
+    auto v = decl<LetDecl>(loop, name);
+    v->range = range(name);
+    return v;
+  }
+
+  FlowItem flow_entry(P::FlowEntryContext* entry) {
+    FlowItem f;
+    if (auto* loop = entry->flowLoop()) {
+      f.loop_var = loop_var(loop, loop->IDENT());
+      f.loop_lo = expr(loop->lo);
+      f.loop_hi = expr(loop->hi);
+      for (auto* inner : loop->flowEntry()) f.body.push_back(flow_entry(inner));
+      f.range = range(loop);
+      return f;
+    }
+    if (auto* pat = entry->flowPattern()) {
+      f.pattern = pat->pattern->getText();
+      f.pattern_range = range(pat->pattern);
+      if (pat->patternArg) f.pattern_arg = expr(pat->patternArg);
+      f.members = comp_ref(pat->members);
+      f.bytes = expr(pat->size);
+      if (pat->start) f.start = expr(pat->start);
+      f.range = range(pat);
+      return f;
+    }
+    auto* item = entry->flowItem();
+    if (item->label) {
+      f.label = item->label->getText();
+      f.label_range = range(item->label);
+    }
+    f.src = comp_ref(item->src);
+    f.dst = comp_ref(item->dst);
+    f.bytes = expr(item->expr(0));
+    if (item->start) f.start = expr(item->start);
+    if (item->after) {
+      f.after = item->after->getText();
+      f.after_range = range(item->after);
+    }
+    f.range = range(item);
+    return f;
+  }
+
   std::unique_ptr<Stmt> stmt(P::StmtContext* ctx) {
     auto s = std::make_unique<Stmt>();
     s->range = range(ctx);
@@ -494,35 +538,13 @@ struct AstBuilder::Impl {
     } else if (auto* fl = dynamic_cast<P::FlowsStmtContext*>(ctx)) {
       s->kind = StmtKind::Flows;
       s->unordered = fl->unordered != nullptr;
-      for (auto* entry : fl->flowEntry()) {
-        FlowItem f;
-        if (auto* pat = entry->flowPattern()) {
-          f.pattern = pat->pattern->getText();
-          f.pattern_range = range(pat->pattern);
-          if (pat->patternArg) f.pattern_arg = expr(pat->patternArg);
-          f.members = comp_ref(pat->members);
-          f.bytes = expr(pat->size);
-          if (pat->start) f.start = expr(pat->start);
-          f.range = range(pat);
-          s->flows.push_back(std::move(f));
-          continue;
-        }
-        auto* item = entry->flowItem();
-        if (item->label) {
-          f.label = item->label->getText();
-          f.label_range = range(item->label);
-        }
-        f.src = comp_ref(item->src);
-        f.dst = comp_ref(item->dst);
-        f.bytes = expr(item->expr(0));
-        if (item->start) f.start = expr(item->start);
-        if (item->after) {
-          f.after = item->after->getText();
-          f.after_range = range(item->after);
-        }
-        f.range = range(item);
-        s->flows.push_back(std::move(f));
-      }
+      for (auto* entry : fl->flowEntry()) s->flows.push_back(flow_entry(entry));
+    } else if (auto* loop = dynamic_cast<P::ForStmtContext*>(ctx)) {
+      s->kind = StmtKind::For;
+      s->loop_var = loop_var(loop, loop->IDENT());
+      s->expr = expr(loop->lo);
+      s->expr_hi = expr(loop->hi);
+      body(loop->block());
     } else if (auto* mp = dynamic_cast<P::MpiStmtContext*>(ctx)) {
       s->kind = StmtKind::Mpi;
       s->name = mp->op->getText();

@@ -102,6 +102,26 @@ struct Printer {
       }
     }
   }
+  void flow(int depth, const FlowItem& f) {
+    if (f.loop_var) {
+      line(depth, fmt::format("for {} in {} .. {}", f.loop_var->name, print_expr(*f.loop_lo), print_expr(*f.loop_hi)),
+           f.range);
+      for (const auto& inner : f.body) flow(depth + 1, inner);
+      return;
+    }
+    if (!f.pattern.empty()) {
+      line(depth,
+           fmt::format("pattern {}{} {} {}{}", f.pattern, f.pattern_arg ? "(" + print_expr(*f.pattern_arg) + ")" : "",
+                       ref(f.members), print_expr(*f.bytes), f.start ? " at " + print_expr(*f.start) : ""),
+           f.range);
+      return;
+    }
+    line(depth,
+         fmt::format("flow {}{} -> {} {}{}{}", f.label.empty() ? "" : f.label + ": ", ref(f.src), ref(f.dst),
+                     print_expr(*f.bytes), f.start ? " at " + print_expr(*f.start) : "",
+                     f.after.empty() ? "" : " after " + f.after),
+         f.range);
+  }
   void stmt(int depth, const Stmt& s) {
     std::string on = s.on ? " on " + ref(*s.on) : "";
     switch (s.kind) {
@@ -121,24 +141,14 @@ struct Printer {
       case StmtKind::Par: line(depth, "par", s.range); break;
       case StmtKind::Iterate: line(depth, "iterate " + print_expr(*s.expr), s.range); break;
       case StmtKind::Phase: line(depth, "phase " + s.name, s.range); break;
+      case StmtKind::For:
+        line(depth, fmt::format("for {} in {} .. {}", s.loop_var->name, print_expr(*s.expr), print_expr(*s.expr_hi)),
+             s.range);
+        break;
       case StmtKind::Overhead: line(depth, "overhead " + print_expr(*s.expr), s.range); break;
       case StmtKind::Flows:
         line(depth, s.unordered ? "flows unordered" : "flows", s.range);
-        for (const auto& f : s.flows) {
-          if (!f.pattern.empty()) {
-            line(depth + 1,
-                 fmt::format("pattern {}{} {} {}{}", f.pattern,
-                             f.pattern_arg ? "(" + print_expr(*f.pattern_arg) + ")" : "", ref(f.members),
-                             print_expr(*f.bytes), f.start ? " at " + print_expr(*f.start) : ""),
-                 f.range);
-            continue;
-          }
-          line(depth + 1,
-               fmt::format("flow {}{} -> {} {}{}{}", f.label.empty() ? "" : f.label + ": ", ref(f.src), ref(f.dst),
-                           print_expr(*f.bytes), f.start ? " at " + print_expr(*f.start) : "",
-                           f.after.empty() ? "" : " after " + f.after),
-               f.range);
-        }
+        for (const auto& f : s.flows) flow(depth + 1, f);
         break;
       case StmtKind::Mpi:
         line(depth, "mpi " + s.name, s.range);

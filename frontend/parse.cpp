@@ -113,7 +113,7 @@ class SyntaxErrorForwarder : public antlr4::BaseErrorListener {
 bool is_statement_start(const std::string& text) {
   static const char* kStarts[] = {"import", "param", "let", "fn", "type", "machine", "app", "node",
                                   "socket", "link", "data", "kernel", "run", "copy", "seq", "par",
-                                  "iterate", "phase", "overhead", ";", "}"};
+                                  "iterate", "phase", "overhead", "for", "flows", "mpi", "offload", ";", "}"};
   for (const char* s : kStarts)
     if (text == s) return true;
   return false;

@@ -94,6 +94,8 @@ bool Sema::check(const std::vector<std::unique_ptr<Module>>& modules) {
 Type Sema::check_global_expr(Expr& expr) { return check_expr(expr, Scope{}); }
 
 const Decl* Sema::lookup(const std::string& name, const Scope& scope) const {
+  for (const LoopScope* loop = scope.loops; loop; loop = loop->outer)
+    if (loop->var->name == name) return loop->var;
   if (scope.owner) {
     auto scoped = program_.scoped.find(scope.owner);
     if (scoped != program_.scoped.end()) {
@@ -388,7 +390,7 @@ void Sema::check_app(const AppDecl& app) {
       diags_.error(DiagKind::MissingAttribute, k->name_range,
                    fmt::format("kernel `{}` needs `flops` and/or `bytes` (roofline) or a `time`", k->name));
   }
-  for (const auto& s : app.body) check_stmt(app, *s);
+  for (const auto& s : app.body) check_stmt(app, *s, nullptr);
 }
 
 // `copy p2p SIZE from REF to REF`: a GPU-to-GPU copy of a size or of a device buffer; the references are
@@ -424,8 +426,28 @@ void Sema::check_peer_copy(const AppDecl& app, Stmt& s, const Scope& scope) {
                  fmt::format("`{}` lives on the host; copy p2p copies device data from one gpu to another", s.expr->name));
 }
 
-void Sema::check_stmt(const AppDecl& app, Stmt& s) {
-  Scope scope{nullptr, &app};
+// `for NAME in LO .. HI`: the bounds are counts (whole numbers, checked when the loop is expanded); the name is a
+// new one, so that no param, let or outer loop variable is hidden inside the body.
+bool Sema::check_loop(LetDecl& var, Expr& lo, Expr& hi, const Scope& scope) {
+  var.type = Type::quantity(Dim::count());
+  state_[&var] = 2;
+  expect_dim(lo, Dim::count(), "the first value of a loop", scope);
+  expect_dim(hi, Dim::count(), "the last value of a loop", scope);
+  if (const Decl* hidden = lookup(var.name, scope)) {
+    bool outer_loop = hidden->kind == DeclKind::Let && !static_cast<const LetDecl*>(hidden)->value;
+    diags_.error(DiagKind::DuplicateDefinition, var.name_range,
+                 fmt::format("loop variable `{}` would hide the {} of that name; choose another name", var.name,
+                             outer_loop                          ? "variable of an outer loop"
+                             : hidden->kind == DeclKind::Param ? "param"
+                                                               : "let"));
+    diags_.note(hidden->name_range, "declared here");
+    return false;
+  }
+  return true;
+}
+
+void Sema::check_stmt(const AppDecl& app, Stmt& s, const LoopScope* loops) {
+  Scope scope{nullptr, &app, loops};
   switch (s.kind) {
     case StmtKind::Run: {
       bool found = false;
@@ -519,12 +541,18 @@ void Sema::check_stmt(const AppDecl& app, Stmt& s) {
     }
     case StmtKind::Iterate: expect_dim(*s.expr, Dim::count(), "an iteration count", scope); break;
     case StmtKind::Overhead: expect_dim(*s.expr, Dim::seconds(), "an overhead", scope); break;
-    case StmtKind::Flows: check_flows(app, s); break;
+    case StmtKind::Flows: check_flows(app, s, loops); break;
     case StmtKind::Mpi: check_mpi_stmt(s, scope); break;
     case StmtKind::Offload: check_offload(s, scope); break;
+    case StmtKind::For: {
+      if (!check_loop(*s.loop_var, *s.expr, *s.expr_hi, scope)) return;
+      LoopScope inner{s.loop_var.get(), loops};
+      for (auto& child : s.body) check_stmt(app, *child, &inner);
+      return;
+    }
     default: break;
   }
-  for (auto& child : s.body) check_stmt(app, *child);
+  for (auto& child : s.body) check_stmt(app, *child, loops);
 }
 
 }  // namespace gpm::frontend

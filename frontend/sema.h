@@ -50,9 +50,15 @@ class Sema {
   static bool is_builtin(std::string_view name);
 
  private:
+  // The variables of the `for` loops around a statement or flow, innermost first.
+  struct LoopScope {
+    const LetDecl* var;
+    const LoopScope* outer;
+  };
   struct Scope {
     const FnDecl* fn = nullptr;     // inside a fn body: its parameters are visible
     const Decl* owner = nullptr;    // inside a machine or app: its params and lets are visible
+    const LoopScope* loops = nullptr;  // inside `for` loops: their variables are visible, and hide nothing
   };
   void collect(const Module& module);
   void declare(const Decl& decl, const Decl* owner);
@@ -75,11 +81,15 @@ class Sema {
   void check_app(const AppDecl& app);
   void check_offload(Stmt& s, const Scope& scope);  // sema_offload.cpp
   void check_offload_waits(const Stmt& s);
-  void check_stmt(const AppDecl& app, Stmt& stmt);
+  void check_stmt(const AppDecl& app, Stmt& stmt, const LoopScope* loops);
+  // A `for` loop's variable (a count) and bounds; false after an error.
+  bool check_loop(LetDecl& var, Expr& lo, Expr& hi, const Scope& scope);
   void check_peer_copy(const AppDecl& app, Stmt& stmt, const Scope& scope);
   // Congestion (sema_congestion.cpp): a machine's arbitration declarations and an app's `flows` blocks.
   void check_arbitrations(const MachineDecl& machine);
-  void check_flows(const AppDecl& app, Stmt& stmt);
+  void check_flows(const AppDecl& app, Stmt& stmt, const LoopScope* loops);
+  void check_flow_items(Stmt& s, std::vector<FlowItem>& items, const Scope& scope,
+                        const std::map<std::string, const FlowItem*>& labels, const std::vector<std::string>& names);
   void check_attrs(const std::vector<Attr>& attrs, const std::string& owner_kind, const Scope& scope);
   void expect_dim(Expr& expr, Dim dim, const std::string& what, const Scope& scope);
   // MPI sections and operations (sema_mpi.cpp).

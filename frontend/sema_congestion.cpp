@@ -95,8 +95,8 @@ void Sema::check_flow_pattern(FlowItem& f, const Scope& scope) {
   if (f.start) expect_dim(*f.start, Dim::seconds(), "a flow's start time", scope);
 }
 
-void Sema::check_flows(const AppDecl& app, Stmt& s) {
-  Scope scope{nullptr, &app};
+void Sema::check_flows(const AppDecl& app, Stmt& s, const LoopScope* loops) {
+  Scope scope{nullptr, &app, loops};
   std::map<std::string, const FlowItem*> labels;
   std::vector<std::string> names;
   for (const auto& f : s.flows) {
@@ -111,7 +111,31 @@ void Sema::check_flows(const AppDecl& app, Stmt& s) {
   }
   if (s.flows.empty())
     diags_.error(DiagKind::MissingAttribute, s.range, "a `flows` block needs at least one flow: `SRC -> DST BYTES`");
-  for (auto& f : s.flows) {
+  check_flow_items(s, s.flows, scope, labels, names);
+}
+
+// The flows of a block or of a loop's body (`scope.loops` set inside a loop). Labels name one flow each, so they
+// stand only outside loops; a flow inside a loop may wait (`after`) for one of them.
+void Sema::check_flow_items(Stmt& s, std::vector<FlowItem>& items, const Scope& scope,
+                            const std::map<std::string, const FlowItem*>& labels,
+                            const std::vector<std::string>& names) {
+  for (auto& f : items) {
+    if (f.loop_var) {
+      if (f.body.empty())
+        diags_.error(DiagKind::MissingAttribute, f.range, "a `for` in a `flows` block needs at least one flow in its body");
+      if (!check_loop(*f.loop_var, *f.loop_lo, *f.loop_hi, scope)) continue;
+      LoopScope inner{f.loop_var.get(), scope.loops};
+      Scope body_scope{scope.fn, scope.owner, &inner};
+      check_flow_items(s, f.body, body_scope, labels, names);
+      continue;
+    }
+    if (scope.loops && !f.label.empty()) {
+      diags_.error(DiagKind::MisplacedDeclaration, f.label_range,
+                   fmt::format("a flow inside a `for` is made once per iteration, so a label would name several "
+                               "flows; label a flow outside the loop, or drop `{}:`",
+                               f.label));
+      continue;
+    }
     if (!f.pattern.empty()) {
       check_flow_pattern(f, scope);
     } else {
@@ -134,7 +158,7 @@ void Sema::check_flows(const AppDecl& app, Stmt& s) {
     }
     // Waiting for a flow that (through others) waits for this one never starts.
     const FlowItem* at = it->second;
-    for (size_t steps = 0; at && steps <= s.flows.size(); ++steps) {
+    for (size_t steps = 0; at && steps <= labels.size(); ++steps) {
       if (at == &f) {
         diags_.error(DiagKind::RecursiveDefinition, f.after_range,
                      fmt::format("flows wait for each other in a cycle through `{}`", f.after));

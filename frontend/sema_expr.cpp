@@ -10,7 +10,7 @@
 namespace gpm::frontend {
 
 bool Sema::is_builtin(std::string_view name) {
-  return name == "min" || name == "max" || name == "ceil" || name == "floor" || name == "sqrt" || name == "abs" ||
+  return name == "min" || name == "max" || name == "mod" || name == "ceil" || name == "floor" || name == "sqrt" || name == "abs" ||
          name == "log2";
 }
 
@@ -78,6 +78,7 @@ Type Sema::check_name(Expr& e, const Scope& scope) {
       hint = fmt::format("; a unit goes right after a number, e.g. `1 {}`", e.name);
     } else {
       std::vector<std::string> visible;
+      for (const LoopScope* loop = scope.loops; loop; loop = loop->outer) visible.push_back(loop->var->name);
       if (scope.fn)
         for (const auto& p : scope.fn->params) visible.push_back(p.name);
       if (scope.owner)
@@ -129,7 +130,7 @@ Type Sema::check_call(Expr& e, const Scope& scope) {
         }
       return bad ? Type::error() : check_builtin(e, args);
     }
-    std::vector<std::string> functions = {"min", "max", "ceil", "floor", "sqrt", "abs", "log2"};
+    std::vector<std::string> functions = {"min", "max", "mod", "ceil", "floor", "sqrt", "abs", "log2"};
     for (const auto* fn : program_.fns) functions.push_back(fn->name);
     diags_.error(DiagKind::UnknownFunction, e.name_range,
                  it == program_.globals.end()
@@ -215,6 +216,18 @@ Type Sema::check_builtin(Expr& e, const std::vector<Type>& args) {
                      fmt::format("`{}` of `{}` and `{}`", f, dim_name(args[0].dim), dim_name(args[i].dim)));
         return Type::error();
       }
+    return args[0];
+  }
+  if (f == "mod") {  // mod(a, b) = a - b * floor(a / b): the remainder, with the sign of b
+    if (args.size() != 2) {
+      diags_.error(DiagKind::WrongArgumentCount, e.range, "`mod` takes two arguments: `mod(a, b)`");
+      return Type::error();
+    }
+    if (args[1].dim != args[0].dim) {
+      diags_.error(DiagKind::UnitMismatch, e.operands[1]->range,
+                   fmt::format("`mod` of `{}` and `{}`", dim_name(args[0].dim), dim_name(args[1].dim)));
+      return Type::error();
+    }
     return args[0];
   }
   if (args.size() != 1) {

@@ -102,6 +102,8 @@ dataDecl : 'data' dataName (',' dataName)* ':' placement=IDENT hostKind=IDENT? '
 dataName : IDENT ;
 kernelDecl : 'kernel' IDENT ('on' compRef)? attrBlock ;
 
+// `for i in LO .. HI { ... }` repeats its body once per whole number from LO to HI (both included), with `i`
+// bound to it; the iterations stand in the enclosing block as its children (in a `par`, side by side).
 stmt
   : 'run' IDENT ('on' compRef)? attrBlock? ';'?              # runStmt
   | 'copy' direction=IDENT expr fromWord=IDENT src=compRef toWord=IDENT dst=compRef ';'?  # peerCopyStmt
@@ -114,6 +116,7 @@ stmt
   | 'flows' unordered='unordered'? '{' flowEntry* '}'         # flowsStmt
   | 'mpi' op=IDENT attrBlock? ';'?                           # mpiStmt
   | 'offload' IDENT ('on' compRef)? offloadBlock             # offloadStmt
+  | 'for' IDENT 'in' lo=expr '..' hi=expr block              # forStmt
   ;
 // An offload's attributes and its cross-stream dependencies: `kernel after h2d(next), h2d(first)` makes the
 // kernel of each stream wait for the h2d copy of the next stream and of the first one.
@@ -121,10 +124,12 @@ offloadBlock : '{' (attr | offloadWait)* '}' ;
 offloadWait : op=(IDENT | 'kernel') 'after' offloadWaitTarget (',' offloadWaitTarget)* ';'? ;
 offloadWaitTarget : op=(IDENT | 'kernel') '(' which=IDENT ')' ;
 // One flow of a dynamic congestion graph: `a: g[0] -> g[2] 300 MB`, optionally `at TIME` or `after LABEL`.
-flowEntry : flowItem | flowPattern ;
+flowEntry : flowItem | flowPattern | flowLoop ;
 flowItem : (label=IDENT ':')? src=compRef '->' dst=compRef expr ('at' start=expr | 'after' after=IDENT)? ';'? ;
 // A pattern of flows among a set of endpoints: `all_to_all h[*] 1 MB`, `shift(3) h[*] 1 MB`, optionally `at TIME`.
 flowPattern : pattern=IDENT ('(' patternArg=expr ')')? members=compRef size=expr ('at' start=expr)? ';'? ;
+// The flows of a loop's body once per value of its variable: `for i in 0 .. 6 { g[i] -> g[i + 1] 1 MB }`.
+flowLoop : 'for' IDENT 'in' lo=expr '..' hi=expr '{' flowEntry* '}' ;
 block : '{' stmt* '}' ;
 
 // `^` is parsed left-associative; a chain `a ^ b ^ c` is rejected when the AST is built.

@@ -47,6 +47,7 @@ double Lowerer::eager_value(ValueId id) {
 std::string Lowerer::source_text(SourceRange range, std::vector<std::pair<SourceRange, std::string>> replace) const {
   if (!range.valid()) return {};
   std::string raw = sources_.text(range.file).substr(range.begin, range.end - range.begin);
+  replace.insert(replace.end(), loop_text_.begin(), loop_text_.end());  // a loop variable shows its value
   // Replacements (a word parameter shown as its value) from the last to the first, so offsets stay valid.
   std::sort(replace.begin(), replace.end(), [](const auto& x, const auto& y) { return x.first.begin > y.first.begin; });
   for (const auto& [where, text] : replace)
@@ -96,7 +97,10 @@ ValueId Lowerer::lower_decl_value(const Decl& decl) {
       m_.checks.push_back({CheckKind::InRange, v, lo, hi, p.name_range, fmt::format("parameter `{}`", p.name)});
     }
   } else {
-    v = lower_expr(*static_cast<const LetDecl&>(decl).value);
+    const auto& let = static_cast<const LetDecl&>(decl);
+    if (!let.value)  // a loop variable is bound only inside its loop
+      throw std::logic_error(fmt::format("loop variable `{}` used outside its loop", decl.name));
+    v = lower_expr(*let.value);
     m_.lets.emplace_back(decl.name, v);
   }
   decl_values_[&decl] = v;
@@ -193,6 +197,10 @@ ValueId Lowerer::lower_call(const Expr& e) {
       ValueId acc = args[0];
       for (size_t i = 1; i < args.size(); ++i) acc = b_.binary(f == "min" ? Opcode::Min : Opcode::Max, acc, args[i], e.range);
       return acc;
+    }
+    if (f == "mod") {  // a - b * floor(a / b)
+      ValueId q = b_.unary(Opcode::Floor, b_.binary(Opcode::Div, args[0], args[1], e.range), e.range);
+      return b_.binary(Opcode::Sub, args[0], b_.binary(Opcode::Mul, args[1], q, e.range), e.range);
     }
     Opcode op = f == "ceil" ? Opcode::Ceil : f == "floor" ? Opcode::Floor : f == "sqrt" ? Opcode::Sqrt
                 : f == "abs" ? Opcode::Abs : Opcode::Log2;

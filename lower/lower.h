@@ -1,5 +1,6 @@
 // lower.h: checked AST -> IR (parameters, inlined functions, machine topology, app task tree).
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -38,6 +39,7 @@ class Lowerer {
  public:
   static constexpr long kMaxInlinedCalls = 500'000;
   static constexpr size_t kMaxComponents = 1'000'000;
+  static constexpr int64_t kMaxLoopIterations = 10'000'000;  // all the loops of a model, expanded
   Lowerer(const frontend::CheckedProgram& program, const support::SourceManager& sources, DiagnosticEngine& diags,
           Module& out, const ParamBindings& bindings);
   // The global parameters and constants, and those of the given machines and apps (with range checks).
@@ -98,6 +100,18 @@ class Lowerer {
   void lower_network(const frontend::MachineDecl& machine, MpiMachineInfo& info, Count& count);
   Task lower_mpi(const frontend::Stmt& stmt);
 
+  // Loops (lower_loops.cpp): `body` runs once per value of the variable, bound in turn (its uses in the source
+  // shown as that value in names); stops, with a note on the iteration, at the first iteration that reports an
+  // error. False after an error. Iterations count against kMaxLoopIterations unless `count_work` is false.
+  bool for_each_iteration(const frontend::LetDecl& var, const frontend::Expr& lo, const frontend::Expr& hi,
+                          SourceRange loop, const std::vector<SourceRange>& uses, const std::function<bool(int64_t)>& body,
+                          bool count_work = true);
+  std::vector<SourceRange> loop_uses(const frontend::Stmt& loop) const;
+  std::vector<SourceRange> loop_uses(const frontend::FlowItem& loop) const;
+  void lower_into(const frontend::AppDecl& app, const frontend::Stmt& stmt, std::vector<Task>& out);
+  bool walk_flows(const std::vector<frontend::FlowItem>& items, const std::function<void(const frontend::FlowItem&)>& visit,
+                  bool count_work);
+
   // App helpers (lower_app.cpp).
   Task lower_stmt(const frontend::AppDecl& app, const frontend::Stmt& stmt);
   Task lower_run(const frontend::AppDecl& app, const frontend::Stmt& stmt);
@@ -144,6 +158,8 @@ class Lowerer {
   KeywordSettings keywords_;
   std::shared_ptr<MpiMachineInfo> mpi_;
   std::string strategy_override_;
+  int64_t loop_work_ = 0;                                     // iterations expanded so far
+  std::vector<std::pair<SourceRange, std::string>> loop_text_;  // uses of bound loop variables -> their values
 };
 
 }  // namespace gpm::lower

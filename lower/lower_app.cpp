@@ -320,7 +320,7 @@ Task Lowerer::lower_stmt(const AppDecl& app, const Stmt& s) {
     task.value = lower_expr(*s.expr);
     m_.checks.push_back({CheckKind::WholeNumber, task.value, kNoValue, kNoValue, s.expr->range, "an iteration count"});
   }
-  for (const auto& child : s.body) task.children.push_back(lower_stmt(app, *child));
+  for (const auto& child : s.body) lower_into(app, *child, task.children);
   return task;
 }
 
@@ -332,8 +332,9 @@ void Lowerer::lower_app(const AppDecl& app) {
     m_.checks.push_back({CheckKind::WholeNumber, size, kNoValue, kNoValue, d->size->range,
                          fmt::format("the size of `{}` in bytes", d->names[0].first)});
   }
-  for (const auto& s : app.body) {
-    Task t = lower_stmt(app, *s);
+  std::vector<Task> tasks;
+  for (const auto& s : app.body) lower_into(app, *s, tasks);
+  for (Task& t : tasks) {
     if (t.kind == TaskKind::Op || t.kind == TaskKind::Engine) {  // every top-level statement is a phase; a lone operation gets a phase of its own
       Task phase = Task::make(TaskKind::Phase, t.name, t.range);
       phase.children.push_back(std::move(t));

@@ -75,29 +75,28 @@ Task Lowerer::lower_flows(const Stmt& s) {
     }
   }
   std::map<std::string, int> index;  // a labelled flow's place among the expanded flows
-  // Patterns expand to their flows here: first their endpoints and counts, so that a block too large for memory is
-  // refused before any flow is made.
+  // Loops and patterns expand to their flows here: first their endpoints and counts, so that a block too large for
+  // memory is refused before any flow is made.
   struct Expansion {
     std::vector<int> members;
     int64_t arg = 1;
   };
-  std::vector<Expansion> expansions(s.flows.size());
+  std::vector<Expansion> expansions;  // each pattern's, in the order met
+  std::vector<std::pair<uint64_t, SourceRange>> item_begin;  // each flow or pattern met: its first flow, where written
   uint64_t total = 0;
-  std::vector<uint64_t> item_begin;  // each item's first flow
   bool ok = true;
-  for (size_t i = 0; i < s.flows.size(); ++i) {
-    const FlowItem& f = s.flows[i];
-    item_begin.push_back(total);
+  bool expanded = walk_flows(s.flows, [&](const FlowItem& f) {
+    item_begin.emplace_back(total, f.range);
     if (f.pattern.empty()) {
       if (!f.label.empty()) index[f.label] = int(total);
       ++total;
-      continue;
+      return;
     }
-    Expansion& x = expansions[i];
+    Expansion& x = expansions.emplace_back();
     x.members = resolve(f.members, "");
     if (x.members.empty()) {  // resolve reported it
       ok = false;
-      continue;
+      return;
     }
     if (f.pattern_arg) {
       double v = eager_value(lower_expr(*f.pattern_arg));
@@ -105,7 +104,7 @@ Task Lowerer::lower_flows(const Stmt& s) {
         diags_.error(DiagKind::NotAnInteger, f.pattern_arg->range,
                      fmt::format("the argument of `{}` must be a whole number, not {}", f.pattern, v));
         ok = false;
-        continue;
+        return;
       }
       x.arg = int64_t(v);
     }
@@ -114,11 +113,15 @@ Task Lowerer::lower_flows(const Stmt& s) {
     if (!count) {
       diags_.error(DiagKind::InvalidPattern, f.range, why);
       ok = false;
-      continue;
+      return;
     }
     total += *count;
+  }, true);
+  if (!ok || !expanded) return task;
+  if (total == 0) {
+    diags_.error(DiagKind::MissingAttribute, s.range, "this `flows` block makes no flow (its loops run no iteration)");
+    return task;
   }
-  if (!ok) return task;
   if (std::string why; !flows_fit(total, why)) {
     diags_.error(DiagKind::ModelTooLarge, s.range, why);
     return task;
@@ -129,10 +132,11 @@ Task Lowerer::lower_flows(const Stmt& s) {
   auto name_of = [&](int src, int dst) {
     return m_.topology.components[size_t(src)].path + " -> " + m_.topology.components[size_t(dst)].path;
   };
-  for (size_t i = 0; i < s.flows.size(); ++i) {
-    const FlowItem& f = s.flows[i];
+  size_t next_expansion = 0;
+  expanded = walk_flows(s.flows, [&](const FlowItem& f) {
+    if (!ok) return;
     if (!f.pattern.empty()) {
-      const Expansion& x = expansions[i];
+      const Expansion& x = expansions[next_expansion++];
       ValueId size = lower_expr(*f.bytes);
       add_check(CheckKind::NonNegative, size, f.bytes->range, fmt::format("the size of the flows of `{}`", f.pattern));
       int size_input = int(bytes.size()), start_input = int(starts.size());
@@ -152,7 +156,7 @@ Task Lowerer::lower_flows(const Stmt& s) {
         spec.start_input = f.start ? start_input : -1;
         specs.push_back(std::move(spec));
       }
-      continue;
+      return;
     }
     cg::FlowSpec spec;
     auto endpoint = [&](const CompRef& ref) {
@@ -166,7 +170,7 @@ Task Lowerer::lower_flows(const Stmt& s) {
     spec.src = endpoint(f.src);
     spec.dst = endpoint(f.dst);
     ok = ok && spec.src >= 0 && spec.dst >= 0;
-    if (!ok) continue;
+    if (!ok) return;
     spec.name = !f.label.empty() ? f.label : name_of(spec.src, spec.dst);
     if (!f.after.empty()) spec.after = index.at(f.after);
     ValueId size = lower_expr(*f.bytes);
@@ -181,15 +185,15 @@ Task Lowerer::lower_flows(const Stmt& s) {
       starts.push_back(start);
     }
     specs.push_back(std::move(spec));
-  }
-  if (!ok) return task;
+  }, false);
+  if (!ok || !expanded) return task;
   cg::BuildError error;
   auto engine = cg::CongestionEngine::build(m_.topology, fabrics, std::move(specs), s.unordered, error, link_costs());
   if (!engine) {
     // The item a flow came from: the last whose first flow is at or before it.
     size_t item = 0;
-    while (item + 1 < item_begin.size() && item_begin[item + 1] <= uint64_t(error.flow)) ++item;
-    SourceRange where = error.flow >= 0 ? s.flows[item].range : s.range;
+    while (item + 1 < item_begin.size() && item_begin[item + 1].first <= uint64_t(error.flow)) ++item;
+    SourceRange where = error.flow >= 0 && !item_begin.empty() ? item_begin[item].second : s.range;
     DiagKind kind = error.message.find("no path") != std::string::npos ? DiagKind::NoPath : DiagKind::FabricError;
     diags_.error(kind, where, error.message);
     return task;

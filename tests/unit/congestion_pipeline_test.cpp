@@ -46,6 +46,23 @@ const engines::congestion::CongestionEngine& engine_of(const Compiled& c) {
   return *e;
 }
 
+// The end time of each flow of one `flows` block (its items `body`) on two switches of three GPUs each.
+std::vector<std::pair<std::string, double>> end_times(const std::string& body) {
+  const std::string machine =
+      "machine m {\n  node {\n    switch s[2]\n    gpu g[6]\n    link s[0] <-> g[0], s[0] <-> g[1], s[0] <-> g[2] "
+      "{ bw = 10 GB/s }\n    link s[1] <-> g[3], s[1] <-> g[4], s[1] <-> g[5] { bw = 10 GB/s }\n    link s[0] <-> "
+      "s[1] { bw = 15 GB/s }\n  }\n}\n";
+  test::Pipeline p;
+  p.lower(machine + "app a {\n  flows {\n" + body + "  }\n}\n", {});
+  REQUIRE_MESSAGE(!p.diags.has_errors(), p.all_messages());
+  backend::Evaluation out;
+  REQUIRE(backend::evaluate(p.ir, p.bound, p.diags, out));
+  std::vector<std::pair<std::string, double>> ends;
+  for (const auto& f : out.phases[0].rows[0].detail["flows"])
+    ends.push_back({f["name"].get<std::string>(), f["end_s"].get<double>()});
+  return ends;
+}
+
 }  // namespace
 
 TEST_CASE("reference: T2 four copies with tau = 0.2 end at 36.118 ms (c, d) and 65.013 ms (a, b)") {
@@ -140,21 +157,6 @@ TEST_CASE("congestion pipeline: 6,000 written flows are evaluated; a pattern bey
 }
 
 TEST_CASE("congestion pipeline: a pattern's flows equal the same flows written out") {
-  const std::string machine =
-      "machine m {\n  node {\n    switch s[2]\n    gpu g[6]\n    link s[0] <-> g[0], s[0] <-> g[1], s[0] <-> g[2] "
-      "{ bw = 10 GB/s }\n    link s[1] <-> g[3], s[1] <-> g[4], s[1] <-> g[5] { bw = 10 GB/s }\n    link s[0] <-> "
-      "s[1] { bw = 15 GB/s }\n  }\n}\n";
-  auto end_times = [&](const std::string& body) {
-    test::Pipeline p;
-    p.lower(machine + "app a {\n  flows {\n" + body + "  }\n}\n", {});
-    REQUIRE_MESSAGE(!p.diags.has_errors(), p.all_messages());
-    backend::Evaluation out;
-    REQUIRE(backend::evaluate(p.ir, p.bound, p.diags, out));
-    std::vector<std::pair<std::string, double>> ends;
-    for (const auto& f : out.phases[0].rows[0].detail["flows"])
-      ends.push_back({f["name"].get<std::string>(), f["end_s"].get<double>()});
-    return ends;
-  };
   std::string all, ring, shift, pairs;
   for (int i = 0; i < 6; ++i) {
     for (int j = 0; j < 6; ++j)
@@ -168,4 +170,17 @@ TEST_CASE("congestion pipeline: a pattern's flows equal the same flows written o
   CHECK(end_times("    shift(-2) g[*] 3 MB\n") == end_times(shift));
   CHECK(end_times("    pairs g[*] 3 MB\n") == end_times(pairs));
   CHECK(end_times("    pairs(1) g[*] 3 MB\n") == end_times(pairs));
+}
+
+TEST_CASE("congestion pipeline: flows made by loops equal the same flows written out, and loops nest") {
+  std::string all, ring;
+  for (int i = 0; i < 6; ++i) {
+    for (int j = 1; j < 6; ++j) all += fmt::format("    g[{}] -> g[{}] {} MB\n", i, (i + j) % 6, j);
+    ring += fmt::format("    g[{}] -> g[{}] 3 MB\n", i, (i + 1) % 6);
+  }
+  CHECK(end_times("    for i in 0 .. 5 { g[i] -> g[mod(i + 1, 6)] 3 MB }\n") == end_times(ring));
+  CHECK(end_times("    for i in 0 .. 5 { for j in 1 .. 5 { g[i] -> g[mod(i + j, 6)] j * 1 MB } }\n") ==
+        end_times(all));
+  // A loop that holds a pattern repeats the pattern.
+  CHECK(end_times("    for i in 1 .. 2 { ring g[*] 3 MB }\n") == end_times(ring + ring));
 }

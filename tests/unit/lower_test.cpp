@@ -356,3 +356,45 @@ TEST_CASE("lower: a negative constant exponent on a quantity lowers") {
   };
   CHECK_NOTHROW(run());
 }
+
+TEST_CASE("lower: a `for` loop's iterations take its place in the enclosing block, named with the variable's value") {
+  const std::string text = R"(
+type G : gpu { mem_bw = 100 GB/s; peak_fp64 = 1 Tflop/s }
+machine m { node { cpu c
+  gpu g[3] : G } }
+app a {
+  param n = 3
+  kernel k { bytes = 1 GB }
+  par {
+    for i in 0 .. n - 1 { run k on g[i] }
+  }
+  seq {
+    for i in 1 .. 2 {
+      run k on g[i]
+      overhead 1 us * i
+    }
+    for i in 5 .. 4 { run k on g[0] }
+  }
+  for i in 0 .. 1 { run k on g[2 - i] }
+}
+)";
+  auto l = lower_text(text);
+  INFO(l->all_messages());
+  REQUIRE_FALSE(l->diags.has_errors());
+  REQUIRE(l->ir.root.children.size() == 4);  // par, seq, and one phase per iteration of the top-level loop
+  const auto& par = l->ir.root.children[0];
+  REQUIRE(par.children.size() == 3);
+  CHECK(par.children[2].name == "run k on g[2]");
+  const auto& seq = l->ir.root.children[1];
+  REQUIRE(seq.children.size() == 2);  // an empty loop adds nothing
+  CHECK(seq.children[1].name == "for i = 2");
+  REQUIRE(seq.children[1].children.size() == 2);
+  CHECK(seq.children[1].children[1].name == "overhead 1 us * 2");
+  CHECK(l->value(seq.children[1].children[1].value) == approx(2e-6));
+  CHECK(l->ir.root.children[2].children.at(0).name == "run k on g[2]");
+  CHECK(l->ir.root.children[3].children.at(0).name == "run k on g[1]");
+  // With n bound to 2 the first loop makes two runs.
+  auto two = lower_text(text, {{"n", 2}});
+  REQUIRE_FALSE(two->diags.has_errors());
+  CHECK(two->ir.root.children[0].children.size() == 2);
+}
