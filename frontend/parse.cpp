@@ -50,8 +50,21 @@ class SyntaxErrorForwarder : public antlr4::BaseErrorListener {
     if (!offending) return;
     if (offending->getTokenIndex() == last_index_) return;  // one report per token
     last_index_ = offending->getTokenIndex();
+    // The errors that follow a reserved word used as a name, on its line, come from it: one report is enough.
+    if (offending->getLine() == reserved_line_) return;
     ++count;
     SourceRange range = map_.token(offending);
+    // A keyword where a name is expected (`app copy`, `param data`): say that the word is reserved.
+    const std::string& text = offending->getText();
+    bool word = !text.empty() && (std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_');
+    if (word && offending->getType() != GpmLexer::IDENT && msg.find("IDENT") != std::string::npos) {
+      reserved_line_ = offending->getLine();
+      diags_.error(DiagKind::ReservedWord, range,
+                   fmt::format("`{}` is a reserved word of the language and cannot be used as a name; choose another "
+                               "(the reserved words are listed in docs/language.md, section 2)",
+                               text));
+      return;
+    }
     if (offending->getType() == antlr4::Token::EOF) {
       std::string text = reword(msg);
       diags_.error(DiagKind::SyntaxError, range,
@@ -108,6 +121,7 @@ class SyntaxErrorForwarder : public antlr4::BaseErrorListener {
   DiagnosticEngine& diags_;
   antlr4::CommonTokenStream& tokens_;
   size_t last_index_ = size_t(-1);
+  size_t reserved_line_ = 0;  // the line of a reserved word reported as a name (0: none)
 };
 
 bool is_statement_start(const std::string& text) {

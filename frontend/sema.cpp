@@ -236,6 +236,21 @@ void Sema::check_attrs(const std::vector<Attr>& attrs, const std::string& owner,
                                 : fmt::format("a {} has no attribute `{}`{}", owner, attr.name, hint));
       continue;
     }
+    // `precision` is a number of bits; a word such as bf16 or fp32 where no param or let has that name gets the
+    // list, and the number it would mean.
+    if (attr.name == "precision" && attr.value->kind == ExprKind::Name && !attr.value->parenthesized &&
+        !lookup(attr.value->name, scope)) {
+      const std::string& w = attr.value->name;
+      std::string bits = w == "fp64" || w == "double" || w == "f64" ? "64"
+                         : w == "fp32" || w == "float" || w == "f32" ? "32"
+                         : w == "fp16" || w == "bf16" || w == "half" || w == "f16" ? "16"
+                                                                                     : "";
+      diags_.error(DiagKind::InvalidKeyword, attr.value->range,
+                   fmt::format("`precision` is 64, 32 or 16 (the GPU's peak_fp64, peak_fp32 or peak_fp16), not a "
+                               "word{}",
+                               bits.empty() ? "" : fmt::format("; for {} write `precision = {}`", w, bits)));
+      continue;
+    }
     expect_dim(*attr.value, spec->dim, fmt::format("attribute `{}`", attr.name), scope);
   }
 }

@@ -5,19 +5,18 @@
 
 namespace gpm::support {
 
+// Optimal string alignment distance: insertions, deletions, substitutions and swaps of two adjacent letters
+// (`rign` is one edit from `ring`), each costing one.
 static size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
     for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
-  }
-  return row[b.size()];
+  return d[a.size()][b.size()];
 }
 
 std::string closest_name(std::string_view name, const std::vector<std::string>& candidates) {
@@ -27,6 +26,8 @@ std::string closest_name(std::string_view name, const std::vector<std::string>& 
   size_t best_distance = limit + 1;
   for (const auto& candidate : candidates) {
     if (candidate == name) continue;
+    // The distance is at least the difference in length: skip, without filling a table, what cannot be close.
+    if (candidate.size() > name.size() + limit || name.size() > candidate.size() + limit) continue;
     size_t d = edit_distance(name, candidate);
     if (d < best_distance) {
       best_distance = d;

@@ -73,6 +73,7 @@ struct Reporter {
   const State& s;
   support::DiagnosticEngine& diags;
   std::set<int32_t> reported;
+  const std::set<int32_t>* varied;  // slots bound by a sweep's --vary (the others by --set); may be null
   bool ok = true;
 
   // Reports a faulty value once per origin; returns false if the value is faulty.
@@ -116,7 +117,10 @@ struct Reporter {
           bool from_set = in.op == Opcode::Param && size_t(in.slot) < bound.size() && bound[size_t(in.slot)];
           diags.error(DiagKind::ParamOutOfRange, c.range,
                       fmt::format("{} is {}{}, outside its range {} .. {}", c.what, format_quantity(v, dim),
-                                  from_set ? " (from --set)" : "", format_quantity(lo, dim),
+                                  !from_set                              ? ""
+                                  : varied && varied->count(in.slot) != 0 ? " (from --vary)"
+                                                                          : " (from --set)",
+                                  format_quantity(lo, dim),
                                   format_quantity(hi, dim)));
         }
         break;
@@ -259,8 +263,8 @@ namespace {
 
 // Reports faults and failed checks, then folds the task tree into phases and rows.
 bool report_and_fold(const Module& m, const SlotValues& bound, const State& s, support::DiagnosticEngine& diags,
-                     Evaluation& out) {
-  Reporter reporter{m, bound, s, diags, {}};
+                     Evaluation& out, const std::set<int32_t>* varied = nullptr) {
+  Reporter reporter{m, bound, s, diags, {}, varied};
   out.machine = m.machine_name;
   out.app = m.app_name;
   for (size_t slot = 0; slot < m.params.size(); ++slot) {
@@ -294,8 +298,9 @@ bool report_and_fold(const Module& m, const SlotValues& bound, const State& s, s
 
 }  // namespace
 
-bool evaluate(const Module& m, const SlotValues& bound, support::DiagnosticEngine& diags, Evaluation& out) {
-  return report_and_fold(m, bound, run(m, bound), diags, out);
+bool evaluate(const Module& m, const SlotValues& bound, support::DiagnosticEngine& diags, Evaluation& out,
+              const std::set<int32_t>* varied) {
+  return report_and_fold(m, bound, run(m, bound), diags, out, varied);
 }
 
 bool evaluate_with_values(const Module& m, const SlotValues& bound, std::vector<double> values,

@@ -3,6 +3,7 @@
 #include <functional>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -65,8 +66,10 @@ struct Evaluation {
 };
 
 // Computes every instruction; faults (division by zero...) are reported with their source location.
-// Returns false, with diagnostics, when any value the model needs is faulty or a check fails.
-bool evaluate(const ir::Module& module, const SlotValues& bound, support::DiagnosticEngine& diags, Evaluation& out);
+// Returns false, with diagnostics, when any value the model needs is faulty or a check fails. A value out of its
+// range names where it was bound: `--vary` for the slots in `varied` (a sweep's axes), `--set` for the others.
+bool evaluate(const ir::Module& module, const SlotValues& bound, support::DiagnosticEngine& diags, Evaluation& out,
+              const std::set<int32_t>* varied = nullptr);
 
 // The same report from instruction values computed elsewhere (the JIT), for a point known to be valid:
 // the values are taken as fault-free, and the checks and the fold run on them.

@@ -24,3 +24,10 @@ TEST_CASE("suggest: ties go to the first candidate and did_you_mean formats the 
   CHECK(did_you_mean("stencli", {"pack", "stencil"}) == "; did you mean `stencil`?");
   CHECK(did_you_mean("qqqqqq", {"pack"}).empty());
 }
+
+TEST_CASE("suggest: two adjacent letters swapped are one edit") {
+  CHECK(closest_name("rign", {"recursive_doubling", "ring", "rabenseifner", "binomial_tree"}) == "ring");
+  CHECK(closest_name("pageabel", {"pinned", "pageable"}) == "pageable");
+  // A name much longer than every candidate is not compared letter by letter.
+  CHECK(closest_name(std::string(100000, 'r'), {"ring"}).empty());
+}

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tools/gpmc/commands.h"
+#include "tools/gpmc/usage.h"
 
 namespace {
 
@@ -235,7 +236,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "gpmc: error: " << e.what() << " [UsageError]\nRun `gpmc --help` or `gpmc SUBCOMMAND --help`.\n";
+    std::cerr << "gpmc: error: " << gpm::cli::usage_message(app, e)
+              << " [UsageError]\nRun `gpmc --help` or `gpmc SUBCOMMAND --help`.\n";
     return 1;
   }
 

@@ -248,7 +248,10 @@ int run_sweep(const CommonOptions& common, const SweepOptions& options) {
       std::string point;
       for (size_t k = 0; k < where.size(); ++k)
         point += fmt::format("{}{}={}", k ? ", " : "", sweep.axes()[k].name, value_text(sweep.axes()[k], where[k]));
-      if (backend::evaluate(sweep.module_at(uint64_t(invalid)), sweep.bound_at(uint64_t(invalid)), diags, ignored))
+      std::set<int32_t> varied;
+      for (const auto& axis : sweep.axes()) varied.insert(int32_t(axis.slot));
+      if (backend::evaluate(sweep.module_at(uint64_t(invalid)), sweep.bound_at(uint64_t(invalid)), diags, ignored,
+                            &varied))
         throw std::logic_error("sweep: a point the interpreter accepts was found invalid");
       diags.note({}, fmt::format("at sweep point {} ({}); the rows before it are written", invalid + 1, point));
       return fail(session);
