@@ -29,7 +29,9 @@ Session::Session(Options options)
       loader_(sources_, diags_,
               LoaderOptions{options_.stdlib_dir.empty() ? default_stdlib_dir() : options_.stdlib_dir,
                             options_.include_dirs}),
-      sema_(diags_) {}
+      sema_(diags_) {
+  diags_.set_warnings_as_errors(options_.warnings_as_errors);
+}
 
 const Module* Session::parse(const std::string& file) { return loader_.load_root(file); }
 

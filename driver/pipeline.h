@@ -20,6 +20,7 @@ struct Options {
   std::vector<std::string> include_dirs;
   std::string stdlib_dir;  // empty: the standard library found next to the sources or installed
   std::string strategy;    // non-empty: every `offload` uses this strategy (`--strategy`, `--compare strategy`)
+  bool warnings_as_errors = false;  // --Werror
 };
 
 // `--set name=value`, as typed.

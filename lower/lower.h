@@ -114,6 +114,7 @@ class Lowerer {
 
   // App helpers (lower_app.cpp).
   Task lower_stmt(const frontend::AppDecl& app, const frontend::Stmt& stmt);
+  void warn_shared_links(const frontend::Stmt& par, const Task& task);
   Task lower_run(const frontend::AppDecl& app, const frontend::Stmt& stmt);
   Task lower_copy(const frontend::Stmt& stmt);
   Task lower_peer_copy(const frontend::Stmt& stmt, Task task, ValueId bytes);  // lower_peer_copy.cpp

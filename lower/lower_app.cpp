@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+
 #include "lower/lower.h"
 #include "ir/topology.h"
 
@@ -222,6 +224,7 @@ Task Lowerer::lower_copy(const Stmt& s) {
   }
   auto [lo, bw, gap] = path_cost(*path);
   task.name += " (" + route_name(h2d ? memory : gpu, *path) + ")";
+  for (const Hop& hop : *path) task.route.emplace_back(hop.link, hop.direction);
   task.terms = {{"L+O", lo}, {"path bandwidth", bw}};
   const Component& mem = m_.topology.components[size_t(memory)];
   auto mem_bw = mem.attrs.find("bw");
@@ -321,7 +324,47 @@ Task Lowerer::lower_stmt(const AppDecl& app, const Stmt& s) {
     m_.checks.push_back({CheckKind::WholeNumber, task.value, kNoValue, kNoValue, s.expr->range, "an iteration count"});
   }
   for (const auto& child : s.body) lower_into(app, *child, task.children);
+  if (task.kind == TaskKind::Par) warn_shared_links(s, task);
   return task;
+}
+
+// `par` takes the longest of its branches, each priced alone: copies in different branches that cross one link in
+// one direction (or both directions of a link whose `bw_duplex` says what that costs) would share it, which `par`
+// does not model. Says so, once per par, with the first such pair (a `flows` block does share links).
+void Lowerer::warn_shared_links(const Stmt& s, const Task& par) {
+  struct Use {
+    size_t branch;
+    const Task* copy;
+  };
+  std::map<std::pair<int, int>, Use> used;  // (link, direction) -> the first copy crossing it
+  std::function<bool(const Task&, size_t)> visit = [&](const Task& t, size_t branch) {
+    for (auto [link_id, direction] : t.route) {
+      Hop hop{link_id, direction};
+      const Link& link = m_.topology.links[size_t(hop.link)];
+      auto same = used.find({hop.link, hop.direction});
+      auto other = used.find({hop.link, 1 - hop.direction});
+      bool duplex = other != used.end() && other->second.branch != branch && link.bw_duplex[hop.direction] != kNoValue;
+      if ((same != used.end() && same->second.branch != branch) || duplex) {
+        const Task* first = duplex ? other->second.copy : same->second.copy;
+        const Component& from = m_.topology.components[size_t(hop.direction == 0 ? link.a : link.b)];
+        const Component& to = m_.topology.components[size_t(hop.direction == 0 ? link.b : link.a)];
+        diags_.warning(DiagKind::UnmodelledSharing, s.range,
+                       fmt::format("copies in this `par` cross the link {} {} {} together (`{}` and `{}`), but `par` "
+                                   "prices each as if it had the link to itself{}; write them as a `flows` block to "
+                                   "share it",
+                                   from.path, duplex ? "<->" : "->", to.path, first->name, t.name,
+                                   duplex ? ", and the link's `bw_duplex` is not applied" : ""));
+        diags_.note(t.range, "the second copy");
+        return false;
+      }
+      used.insert({{hop.link, hop.direction}, {branch, &t}});
+    }
+    for (const Task& child : t.children)
+      if (!visit(child, branch)) return false;
+    return true;
+  };
+  for (size_t branch = 0; branch < par.children.size(); ++branch)
+    if (!visit(par.children[branch], branch)) return;
 }
 
 void Lowerer::lower_app(const AppDecl& app) {

@@ -1,6 +1,7 @@
 // lower_mpi.cpp: lowers a machine's `mpi` section to engine inputs and the app's `mpi` operations to engine tasks.
 #include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engines/mpi/mpi_engine.h"
 #include "frontend/mpi_schema.h"
@@ -245,8 +246,33 @@ Task Lowerer::lower_mpi(const Stmt& s) {
   mpi::Choice choice;
   choice.fits = info.fits;
   choice.model = info.model;
-  if (const Attr* a = find_attr(s.attrs, "model")) choice.model = model_of(word_of(a->word_param, a->value->name));
-  if (auto it = keywords_.find("comm_model"); it != keywords_.end()) choice.model = model_of(it->second);
+  // Whether the model was asked for here or on the command line (not the machine's own choice, whose file says
+  // which of its fits are N/A, as E2E Tables 3-4 do).
+  bool asked = false;
+  if (const Attr* a = find_attr(s.attrs, "model")) {
+    choice.model = model_of(word_of(a->word_param, a->value->name));
+    asked = true;
+  }
+  if (auto it = keywords_.find("comm_model"); it != keywords_.end()) {
+    choice.model = model_of(it->second);
+    asked = true;
+  }
+  if (asked && choice.model != mpi::CommModel::Postal) {
+    // Where a max-rate fit is missing, messages of that class are priced with the postal model.
+    std::vector<std::string> missing;
+    for (int l = 0; l < mpi::kClasses; ++l)
+      for (int p = 0; p < mpi::kProtocols; ++p) {
+        int f = mpi::FitTable::index(mpi::Locality(l), mpi::Protocol(p));
+        if (choice.fits.postal[size_t(f)] && choice.fits.maxrate[size_t(f)] == mpi::MaxRateForm::None)
+          missing.push_back(fmt::format("{} {}", mpi::locality_name(mpi::Locality(l)), mpi::protocol_name(mpi::Protocol(p))));
+      }
+    if (!missing.empty())
+      diags_.warning(DiagKind::ModelSubstituted, s.range,
+                     fmt::format("`mpi {}` asks for the {} model, but machine `{}` has no max-rate fit for {}: messages "
+                                 "of those classes are priced with its postal fit",
+                                 s.name, mpi::comm_model_name(choice.model), m_.machine_name,
+                                 fmt::join(missing, ", ")));
+  }
   if (const Attr* a = find_attr(s.attrs, "transport"))
     choice.transport = transport_of(word_of(a->word_param, a->value->name));
   if (auto it = keywords_.find("transport"); it != keywords_.end()) choice.transport = transport_of(it->second);

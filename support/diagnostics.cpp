@@ -38,20 +38,35 @@ std::vector<DiagKind> all_diag_kinds() {
 }
 
 void DiagnosticEngine::error(DiagKind kind, SourceRange range, std::string message) {
+  add(kind, range, std::move(message), false);
+}
+
+void DiagnosticEngine::warning(DiagKind kind, SourceRange range, std::string message) {
+  add(kind, range, std::move(message), !werror_);
+}
+
+void DiagnosticEngine::add(DiagKind kind, SourceRange range, std::string message, bool warning) {
   range = sources_.resolve(range);
-  // The same error at the same place (a kernel run twice, a file imported twice) is reported once.
+  // The same diagnostic at the same place (a kernel run twice, a file imported twice) is reported once.
   for (const auto& d : diagnostics_)
     if (d.kind == kind && d.range.file == range.file && d.range.begin == range.begin && d.range.end == range.end &&
-        d.message == message) {
+        d.message == message && d.warning == warning) {
       suppressed_last_ = true;
       return;
     }
   suppressed_last_ = false;
+  if (!warning) ++errors_;
   if (diagnostics_.size() >= kMaxErrors) {
     ++dropped_;
     return;
   }
-  diagnostics_.push_back({kind, range, std::move(message), {}});
+  diagnostics_.push_back({kind, range, std::move(message), {}, warning});
+}
+
+DiagnosticEngine::Location DiagnosticEngine::location(SourceRange range) const {
+  if (!range.valid()) return {};
+  LineColumn pos = sources_.line_column(range.file, range.begin);
+  return {std::string(sources_.path(range.file)), uint32_t(pos.line), uint32_t(pos.column)};
 }
 
 void DiagnosticEngine::note(SourceRange range, std::string message) {
@@ -112,7 +127,7 @@ std::string DiagnosticEngine::render_location(SourceRange range, const char* sev
 }
 
 std::string DiagnosticEngine::render(const Diagnostic& d) const {
-  std::string out = render_location(d.range, "error", d.message, diag_kind_name(d.kind));
+  std::string out = render_location(d.range, d.warning ? "warning" : "error", d.message, diag_kind_name(d.kind));
   for (const auto& [range, text] : d.notes) out += render_location(range, "note", text, nullptr);
   return out;
 }

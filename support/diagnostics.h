@@ -23,16 +23,27 @@ struct Diagnostic {
   SourceRange range;  // may be invalid for errors without a location
   std::string message;
   std::vector<std::pair<SourceRange, std::string>> notes;
+  bool warning = false;  // a warning: the model substituted, ignored or guessed something, and says so
 };
 
 class DiagnosticEngine {
  public:
   explicit DiagnosticEngine(const SourceManager& sources) : sources_(sources) {}
   void error(DiagKind kind, SourceRange range, std::string message);
-  // Attaches a note (for instance "previous definition is here") to the last error.
+  // A located warning (`file:line:col: warning: ...`): evaluation goes on. An error instead under --Werror.
+  void warning(DiagKind kind, SourceRange range, std::string message);
+  void set_warnings_as_errors(bool on) { werror_ = on; }
+  // Attaches a note (for instance "previous definition is here") to the last error or warning.
   void note(SourceRange range, std::string message);
-  bool has_errors() const { return !diagnostics_.empty(); }
-  size_t error_count() const { return diagnostics_.size(); }
+  bool has_errors() const { return errors_ > 0; }
+  size_t error_count() const { return errors_; }
+  size_t warning_count() const { return diagnostics_.size() - errors_; }
+  // Where a range starts, as the renderer prints it: the file's path, line and column (empty path when invalid).
+  struct Location {
+    std::string path;
+    uint32_t line = 0, column = 0;
+  };
+  Location location(SourceRange range) const;
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
   // Renders every diagnostic not yet rendered, in the order reported.
   void flush(std::ostream& out);
@@ -43,9 +54,12 @@ class DiagnosticEngine {
  private:
   std::string render_location(SourceRange range, const char* severity, const std::string& message,
                               const char* kind) const;
+  void add(DiagKind kind, SourceRange range, std::string message, bool warning);
   const SourceManager& sources_;
   std::vector<Diagnostic> diagnostics_;
   size_t flushed_ = 0;
+  size_t errors_ = 0;
+  bool werror_ = false;
   size_t dropped_ = 0;
   bool reported_dropped_ = false;
   bool suppressed_last_ = false;  // the last error repeated an earlier one: its notes are dropped too

@@ -63,6 +63,7 @@ struct Evaluation {
   double total_s = 0;
   std::vector<PhaseResult> phases;
   std::vector<ParamValue> params;
+  nlohmann::ordered_json warnings;  // the located warnings of the run (set by the command line); null or [] when none
 };
 
 // Computes every instruction; faults (division by zero...) are reported with their source location.

@@ -58,6 +58,8 @@ std::string json_report(const Evaluation& e) {
                       {"dimension", p.word.empty() ? support::dim_name(p.value.dim) : std::string("word")},
                       {"overridden", p.overridden}});
   doc["params"] = params;
+  // Located warnings (docs/output.md): present only when the run reported some.
+  if (e.warnings.is_array() && !e.warnings.empty()) doc["warnings"] = e.warnings;
   return doc.dump(2) + "\n";
 }
 

@@ -141,7 +141,8 @@ TEST_CASE("diagnostics: beyond kMaxErrors errors are counted as dropped and summ
   DiagnosticEngine diags(sm);
   for (size_t i = 0; i < DiagnosticEngine::kMaxErrors + 7; ++i)
     diags.error(DiagKind::SyntaxError, {}, "e" + std::to_string(i));
-  CHECK(diags.error_count() == DiagnosticEngine::kMaxErrors);
+  CHECK(diags.error_count() == DiagnosticEngine::kMaxErrors + 7);  // every error counts; 50 are kept
+  CHECK(diags.diagnostics().size() == DiagnosticEngine::kMaxErrors);
   diags.note({}, "dropped note");  // attaches to nothing once errors are dropped
   CHECK(diags.diagnostics().back().notes.empty());
   std::ostringstream out;
@@ -206,4 +207,27 @@ TEST_CASE("diagnostics: a long line is shown as a window around the caret") {
   // The caret sits under the X.
   REQUIRE(marks.find('^') != std::string::npos);
   CHECK(text[marks.find('^')] == 'X');
+}
+
+TEST_CASE("diagnostics: a warning is rendered as a warning and is no error, unless warnings are errors") {
+  SourceManager sm;
+  FileId f = sm.add("m.gpm", "par {\n");
+  DiagnosticEngine diags(sm);
+  diags.warning(DiagKind::UnmodelledSharing, {f, 0, 3}, "shared");
+  diags.note({f, 0, 3}, "here");
+  CHECK_FALSE(diags.has_errors());
+  CHECK(diags.error_count() == 0);
+  CHECK(diags.warning_count() == 1);
+  CHECK(diags.diagnostics().at(0).notes.size() == 1);
+  std::ostringstream out;
+  diags.flush(out);
+  CHECK(out.str().find("m.gpm:1:1: warning: shared [UnmodelledSharing]") == 0);
+  CHECK(diags.location({f, 0, 3}).line == 1);
+  DiagnosticEngine strict(sm);
+  strict.set_warnings_as_errors(true);
+  strict.warning(DiagKind::UnmodelledSharing, {f, 0, 3}, "shared");
+  CHECK(strict.has_errors());
+  std::ostringstream err;
+  strict.flush(err);
+  CHECK(err.str().find("m.gpm:1:1: error: shared [UnmodelledSharing]") == 0);
 }

@@ -16,7 +16,9 @@
 
 namespace gpm::cli {
 
-driver::Options options_of(const CommonOptions& common) { return driver::Options{common.include_dirs, {}, {}}; }
+driver::Options options_of(const CommonOptions& common) {
+  return driver::Options{common.include_dirs, {}, {}, common.warnings_as_errors};
+}
 
 // Splits `name=value`; reports a malformed --set.
 bool parse_settings(const std::vector<std::string>& sets, std::vector<driver::Setting>& out,
@@ -71,6 +73,17 @@ bool write_flows_csv(const backend::Evaluation& evaluation, const std::string& p
   return true;
 }
 
+nlohmann::ordered_json warnings_json(const support::DiagnosticEngine& diags) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const auto& d : diags.diagnostics()) {
+    if (!d.warning) continue;
+    auto at = diags.location(d.range);
+    out.push_back({{"file", at.path}, {"line", at.line}, {"column", at.column}, {"kind", support::diag_kind_name(d.kind)},
+                   {"message", d.message}});
+  }
+  return out;
+}
+
 int fail(driver::Session& session) {
   session.diags().flush(std::cerr);
   return 1;
@@ -79,6 +92,7 @@ int fail(driver::Session& session) {
 int run_check(const CommonOptions& common, const std::vector<std::string>& files) {
   driver::Session session(options_of(common));
   if (!session.check(files)) return fail(session);
+  session.diags().flush(std::cerr);  // warnings
   return 0;
 }
 
@@ -104,6 +118,8 @@ int run_eval(const CommonOptions& common, const EvalOptions& options) {
                 ? backend::jit::evaluate(compiled->module, compiled->bound, session.diags(), evaluation)
                 : session.evaluate(*compiled, evaluation);
   if (!ok) return fail(session);
+  session.diags().flush(std::cerr);  // warnings
+  evaluation.warnings = warnings_json(session.diags());
   if (!options.timeline.empty() && !write_timeline(evaluation, options.timeline, session.diags())) return fail(session);
   if (!options.flows_out.empty() && !write_flows_csv(evaluation, options.flows_out, session.diags()))
     return fail(session);
@@ -117,6 +133,7 @@ int run_dump_ir(const CommonOptions& common, const EvalOptions& options) {
   if (!parse_settings(options.sets, settings, session.diags())) return fail(session);
   auto compiled = session.compile(options.machine, options.app, settings);
   if (!compiled) return fail(session);
+  session.diags().flush(std::cerr);  // warnings
   std::cout << ir::print_module(compiled->module, &compiled->bound);
   return 0;
 }

@@ -11,6 +11,7 @@ namespace gpm::cli {
 
 struct CommonOptions {
   std::vector<std::string> include_dirs;
+  bool warnings_as_errors = false;  // --Werror
 };
 
 struct EvalOptions {
@@ -67,6 +68,8 @@ bool write_timeline(const backend::Evaluation& evaluation, const std::string& pa
 bool parse_settings(const std::vector<std::string>& sets, std::vector<driver::Setting>& out,
                     support::DiagnosticEngine& diags);
 driver::Options options_of(const CommonOptions& common);
+// The warnings reported so far, for the JSON reports: file, line, column, kind and message of each.
+nlohmann::ordered_json warnings_json(const support::DiagnosticEngine& diags);
 int fail(driver::Session& session);
 // `gpmc search` (search.cpp): every order of an app's `flows unordered` block.
 int run_search(const CommonOptions& common, const SearchOptions& options);

@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
 
   auto add_includes = [&](CLI::App* sub) {
     sub->add_option("--include,-I", common.include_dirs, "Extra folder searched by `import` (repeatable)");
+    sub->add_flag("--Werror", common.warnings_as_errors, "Treat warnings (substituted or ignored inputs) as errors");
   };
 
   auto* check = app.add_subcommand("check", "Check files; silent with exit status 0 when they are clean");

@@ -74,7 +74,7 @@ bool write_orders(std::FILE* out, const cg::CongestionEngine::SearchResult& r) {
 }  // namespace
 
 int run_search(const CommonOptions& common, const SearchOptions& options) {
-  driver::Session session(driver::Options{common.include_dirs, {}, {}});
+  driver::Session session(options_of(common));
   auto fail = [&] {
     session.diags().flush(std::cerr);
     return 1;
@@ -85,6 +85,7 @@ int run_search(const CommonOptions& common, const SearchOptions& options) {
   if (!compiled) return fail();
   backend::Evaluation evaluation;  // checks every value and evaluates the written order once
   if (!session.evaluate(*compiled, evaluation)) return fail();
+  session.diags().flush(std::cerr);  // warnings
   const ir::Module& m = compiled->module;
   std::vector<const ir::Task*> blocks;
   find_unordered(m, m.root, blocks);

@@ -230,6 +230,7 @@ int run_sweep(const CommonOptions& common, const SweepOptions& options) {
   const driver::Sweep& sweep = *sweep_owner;
   unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   Writer writer(options.format, sweep, compiled->module, phase_names(session.sources(), compiled->module, shaped));
+  session.diags().flush(std::cerr);  // warnings, before the rows
   writer.header();
   Progress progress(options.progress && isatty(STDERR_FILENO), sweep.size());
   const uint64_t batch = 1 << 16;
