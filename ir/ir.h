@@ -52,8 +52,9 @@ struct ParamInfo {
   std::vector<std::string> words;  // a word parameter's words; its value is the index of one
 };
 
-enum class CheckKind { Positive, InRange, WholeNumber, NonNegative };
-// A condition on a value that evaluation must verify (bandwidths > 0, params in range, counts whole).
+enum class CheckKind { Positive, InRange, WholeNumber, NonNegative, AtMost };
+// A condition on a value that evaluation must verify (bandwidths > 0, params in range, counts whole, a copy's
+// bytes within its GPU's memory: AtMost, value <= hi).
 struct Check {
   CheckKind kind;
   ValueId value;

@@ -61,10 +61,11 @@ std::string print_module(const Module& m, const std::vector<std::optional<double
     out += "\n";
   }
   out += "checks:\n";
-  static const char* check_kinds[] = {"positive", "in-range", "whole", "non-negative"};
+  static const char* check_kinds[] = {"positive", "in-range", "whole", "non-negative", "at-most"};
   for (const auto& c : m.checks) {
     out += fmt::format("  {} %{}", check_kinds[int(c.kind)], c.value);
     if (c.kind == CheckKind::InRange) out += fmt::format(" %{} %{}", c.lo, c.hi);
+    if (c.kind == CheckKind::AtMost) out += fmt::format(" %{}", c.hi);
     out += fmt::format("  ; {}\n", c.what);
   }
   out += fmt::format("topology: nodes=%{}\n", m.topology.node_count);

@@ -24,7 +24,8 @@ std::vector<std::string> verify(const Module& m) {
     if (!valid(m.params[s].value) || m.instrs[size_t(m.params[s].value)].slot != int32_t(s))
       problems.push_back(fmt::format("parameter `{}` does not point at its param instruction", m.params[s].name));
   for (const auto& c : m.checks)
-    if (!valid(c.value) || (c.kind == CheckKind::InRange && (!valid(c.lo) || !valid(c.hi))))
+    if (!valid(c.value) || (c.kind == CheckKind::InRange && (!valid(c.lo) || !valid(c.hi))) ||
+        (c.kind == CheckKind::AtMost && !valid(c.hi)))
       problems.push_back("check `" + c.what + "` refers to a missing value");
   for (const auto& l : m.topology.links) {
     if (l.a < 0 || l.b < 0 || size_t(l.a) >= m.topology.components.size() || size_t(l.b) >= m.topology.components.size())

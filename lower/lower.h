@@ -115,6 +115,7 @@ class Lowerer {
   // App helpers (lower_app.cpp).
   Task lower_stmt(const frontend::AppDecl& app, const frontend::Stmt& stmt);
   void warn_shared_links(const frontend::Stmt& par, const Task& task);
+  void check_fits(int gpu, ValueId bytes, SourceRange site, const std::string& what);
   Task lower_run(const frontend::AppDecl& app, const frontend::Stmt& stmt);
   Task lower_copy(const frontend::Stmt& stmt);
   Task lower_peer_copy(const frontend::Stmt& stmt, Task task, ValueId bytes);  // lower_peer_copy.cpp

@@ -184,6 +184,9 @@ Task Lowerer::lower_copy(const Stmt& s) {
   int gpu = gpu_for(s.on, s.range);
   if (gpu < 0) return task;
   const std::string& gpu_path = m_.topology.components[size_t(gpu)].path;
+  // A d2d copy holds its source and its destination on the GPU; h2d and d2h one buffer there.
+  check_fits(gpu, direction == "d2d" ? b_.binary(Opcode::Mul, bytes, b_.constant(2, Dim::count(), s.range), s.range) : bytes,
+             s.range, direction == "d2d" ? "its source and destination" : "its device buffer");
   if (direction == "d2d") {
     // AHEAD section IV-C: device-to-device copies use eq. 10 with the GPU memory bandwidth.
     ValueId lo = gpu_attr(gpu, "d2d_latency", s.range, "a d2d copy (AHEAD: the one-byte copy time)");
@@ -326,6 +329,15 @@ Task Lowerer::lower_stmt(const AppDecl& app, const Stmt& s) {
   for (const auto& child : s.body) lower_into(app, *child, task.children);
   if (task.kind == TaskKind::Par) warn_shared_links(s, task);
   return task;
+}
+
+// A copy's bytes on a GPU whose `mem_size` is known must fit in it (checked at evaluation, where sizes are known).
+void Lowerer::check_fits(int gpu, ValueId bytes, SourceRange site, const std::string& what) {
+  const Component& c = m_.topology.components[size_t(gpu)];
+  auto size = c.attrs.find("mem_size");
+  if (size == c.attrs.end()) return;
+  m_.checks.push_back({CheckKind::AtMost, bytes, kNoValue, size->second, site,
+                       fmt::format("the memory this copy needs on gpu `{}` ({})", c.path, what)});
 }
 
 // `par` takes the longest of its branches, each priced alone: copies in different branches that cross one link in

@@ -20,6 +20,8 @@ Task Lowerer::lower_peer_copy(const Stmt& s, Task task, ValueId bytes) {
   int src = gpu_for(s.peer_from, s.peer_from->range);
   int dst = gpu_for(s.peer_to, s.peer_to->range);
   if (src < 0 || dst < 0) return task;
+  check_fits(src, bytes, s.range, "its source buffer");
+  check_fits(dst, bytes, s.range, "its destination buffer");
   const std::string& src_path = m_.topology.components[size_t(src)].path;
   const std::string& dst_path = m_.topology.components[size_t(dst)].path;
   if (src == dst) {

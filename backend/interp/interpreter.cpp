@@ -132,6 +132,17 @@ struct Reporter {
                       fmt::format("{} must not be negative, but it is {}", c.what, format_quantity(v, dim)));
         }
         break;
+      case CheckKind::AtMost: {
+        if (!need(c.hi, c.what)) return;
+        double hi = s.values[size_t(c.hi)];
+        if (!(v <= hi)) {
+          ok = false;
+          diags.error(DiagKind::ExceedsMemory, c.range,
+                      fmt::format("{} is {}, more than the gpu's memory (mem_size = {})", c.what,
+                                  format_quantity(v, dim), format_quantity(hi, dim)));
+        }
+        break;
+      }
       case CheckKind::WholeNumber:
         if (!(v >= 0 && v == std::floor(v) && std::isfinite(v))) {
           ok = false;

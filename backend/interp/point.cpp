@@ -55,6 +55,7 @@ struct Point {
         return lo <= hi && v >= lo && v <= hi;
       }
       case CheckKind::WholeNumber: return v >= 0 && v == std::floor(v) && std::isfinite(v);
+      case CheckKind::AtMost: return !s.poisoned[size_t(c.hi)] && v <= s.values[size_t(c.hi)];
     }
     return false;
   }

@@ -250,6 +250,10 @@ struct Codegen {
           require(b.CreateFCmpOLE(x, hi));
           break;
         }
+        case CheckKind::AtMost:
+          need(check.hi);
+          require(b.CreateFCmpOLE(x, v[size_t(check.hi)]));
+          break;
         case CheckKind::WholeNumber:
           require(b.CreateFCmpOGE(x, num(0)));
           require(b.CreateFCmpOEQ(x, intrinsic(llvm::Intrinsic::floor, {x})));
