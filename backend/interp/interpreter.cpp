@@ -249,9 +249,23 @@ struct Folder {
     block.count = multiplier;
     rows.push_back(std::move(block));
     double inner = 0;
+    std::vector<std::pair<size_t, double>> branches;  // each child's first row and time
     for (const auto& child : task.children) {
+      size_t first = rows.size();
       double t = fold(child, depth + 1, multiplier * count, rows);
+      branches.emplace_back(first, t);
       inner = task.kind == TaskKind::Par ? std::max(inner, t) : inner + t;
+    }
+    if (task.kind == TaskKind::Par) {
+      // Only the longest branch (the first of equal ones) bounds the par; the others' rows are off the critical path.
+      size_t longest = 0;
+      for (size_t b = 1; b < branches.size(); ++b)
+        if (branches[b].second > branches[longest].second) longest = b;
+      for (size_t b = 0; b < branches.size(); ++b) {
+        if (b == longest) continue;
+        size_t end = b + 1 < branches.size() ? branches[b + 1].first : rows.size();
+        for (size_t r = branches[b].first; r < end; ++r) rows[r].critical = 0;
+      }
     }
     double each = inner * count;
     rows[at].each_s = each;

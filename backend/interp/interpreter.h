@@ -40,6 +40,9 @@ struct Row {
   nlohmann::ordered_json detail;  // an engine's own report (flows, timeline...); null for closed forms
   std::string part;               // kernels, communication, overhead or empty (E2E section 3.4)
   double kernels_each_s = -1;     // the share of each_s that is kernel time, the rest being `part`; -1: all `part`
+  // Whether this row's time lies on the critical path of the run (1) or in a `par` branch shorter than another
+  // (0): the parts add up only rows on the path, so that they sum to the total.
+  double critical = 1;
   std::function<void(std::ostream&, const std::string&)> write_flows;  // every flow as CSV rows, or empty
 };
 

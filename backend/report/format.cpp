@@ -18,6 +18,7 @@ Parts iteration_parts(const Evaluation& e) {
       }
   for (const auto& phase : e.phases)
     for (const auto& row : phase.rows) {
+      if (row.critical == 0) continue;  // a par branch shorter than another: its time is not the run's
       double each = row.total_s / p.iterations;
       if (row.kernels_each_s >= 0 && !row.part.empty()) {  // an offload or a mapped run: its kernels, then the rest
         double kernels = row.kernels_each_s * row.count / p.iterations;

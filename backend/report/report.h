@@ -17,8 +17,9 @@ nlohmann::ordered_json flows_json(const Evaluation& evaluation);
 // Every directed link the flows of congestion engines cross, per operation, busiest first (top-level `links`).
 nlohmann::ordered_json links_json(const Evaluation& evaluation);
 // E2E section 3.4: iteration time = communication + kernels + overhead. Each part is the whole run's time of the
-// operations of that part divided by `iterations`, the largest execution count of any such operation (the main
-// loop's count); any = false when no operation has a part.
+// operations of that part on the critical path (in a `par`, the longest branch only) divided by `iterations`, the
+// largest execution count of any such operation (the main loop's count); so the parts times `iterations` sum to the
+// total. any = false when no operation has a part.
 struct Parts {
   bool any = false, communication = false;
   double iterations = 1, communication_s = 0, kernels_s = 0, overhead_s = 0;

@@ -3,7 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include <unistd.h>
@@ -35,4 +37,52 @@ TEST_CASE("iteration parts: an offload and a mapped run split into kernels and o
   CHECK(p.communication_s == 0);
   CHECK(4 * (p.kernels_s + p.overhead_s) == test::approx(e.total_s));  // the rest is overhead: nothing lost
   CHECK(p.overhead_s > 0);
+}
+
+TEST_CASE("iteration parts: on every shipped app and machine that evaluate together, the parts sum to the total") {
+  std::vector<fs::path> machines, apps;
+  for (const auto& e : fs::directory_iterator(GPM_SOURCE_DIR "/machines"))
+    if (e.path().extension() == ".gpm") machines.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(GPM_SOURCE_DIR "/apps"))
+    if (e.path().extension() == ".gpm") apps.push_back(e.path());
+  std::sort(machines.begin(), machines.end());
+  std::sort(apps.begin(), apps.end());
+  int pairs = 0;
+  std::set<std::string> apps_checked;
+  for (const auto& app : apps)
+    for (const auto& machine : machines) {
+      driver::Session s{driver::Options{{}, GPM_SOURCE_DIR "/stdlib"}};
+      auto compiled = s.compile(machine.string(), app.string(), {});
+      if (!compiled) continue;  // an app written for another kind of machine
+      backend::Evaluation e;
+      if (!s.evaluate(*compiled, e)) continue;
+      backend::Parts p = backend::iteration_parts(e);
+      INFO(app.filename().string(), " on ", machine.filename().string());
+      CHECK(p.any);
+      CHECK(p.iterations * (p.communication_s + p.kernels_s + p.overhead_s) == test::approx(e.total_s));
+      ++pairs;
+      apps_checked.insert(app.filename().string());
+    }
+  CHECK(pairs >= 40);
+  CHECK(apps_checked.size() == apps.size());  // every app runs on some machine
+}
+
+TEST_CASE("iteration parts: in a par only the longest branch counts, so parts do not add up branches") {
+  fs::path dir = fs::temp_directory_path() / ("gpm_parts_par_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::path app = dir / "app.gpm";
+  std::ofstream(app, std::ios::binary)
+      << "app m {\n kernel a { time = 5 ms }\n kernel b { time = 3 ms }\n iterate 2 {\n  par {\n   run a\n   run b\n"
+         "   overhead 4 ms\n  }\n  overhead 1 ms\n }\n}\n";
+  driver::Session s{driver::Options{{}, GPM_SOURCE_DIR "/stdlib"}};
+  auto compiled = s.compile(GPM_SOURCE_DIR "/machines/das4_k20m.gpm", app.string(), {});
+  REQUIRE(compiled);
+  backend::Evaluation e;
+  REQUIRE(s.evaluate(*compiled, e));
+  fs::remove_all(dir);
+  backend::Parts p = backend::iteration_parts(e);
+  CHECK(e.total_s == test::approx(12e-3));
+  CHECK(p.iterations == 2);
+  CHECK(p.kernels_s == test::approx(5e-3));   // `run a` bounds the par; `run b` and the 4 ms overhead do not count
+  CHECK(p.overhead_s == test::approx(1e-3));  // the overhead after the par
 }
