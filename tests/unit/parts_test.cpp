@@ -18,19 +18,29 @@ using namespace gpm;
 namespace fs = std::filesystem;
 
 
-TEST_CASE("iteration parts: an offload and a mapped run split into kernels and overhead that sum to their time") {
+namespace {
+
+// Evaluates an app written in `text` on machines/das4_k20m.gpm.
+backend::Evaluation evaluate_on_k20m(const std::string& text) {
   fs::path dir = fs::temp_directory_path() / ("gpm_parts_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
   fs::path app = dir / "app.gpm";
-  std::ofstream(app, std::ios::binary)
-      << "app m {\n kernel k { time = 5 ms }\n iterate 4 {\n  run k { mapped_in = 32 MiB }\n"
-         "  offload o { strategy = explicit; bytes_in = 8 MiB; bytes_out = 8 MiB; time = 2 ms }\n }\n}\n";
+  std::ofstream(app, std::ios::binary) << text;
   driver::Session s{driver::Options{{}, GPM_SOURCE_DIR "/stdlib"}};
   auto compiled = s.compile(GPM_SOURCE_DIR "/machines/das4_k20m.gpm", app.string(), {});
+  fs::remove_all(dir);
   REQUIRE(compiled);
   backend::Evaluation e;
   REQUIRE(s.evaluate(*compiled, e));
-  fs::remove_all(dir);
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("iteration parts: an offload and a mapped run split into kernels and overhead that sum to their time") {
+  backend::Evaluation e = evaluate_on_k20m(
+      "app m {\n kernel k { time = 5 ms }\n iterate 4 {\n  run k { mapped_in = 32 MiB }\n"
+      "  offload o { strategy = explicit; bytes_in = 8 MiB; bytes_out = 8 MiB; time = 2 ms }\n }\n}\n");
   backend::Parts p = backend::iteration_parts(e);
   CHECK(p.iterations == 4);
   CHECK(p.kernels_s == test::approx(5e-3 + 2e-3));  // the two kernels' own times
@@ -68,18 +78,9 @@ TEST_CASE("iteration parts: on every shipped app and machine that evaluate toget
 }
 
 TEST_CASE("iteration parts: in a par only the longest branch counts, so parts do not add up branches") {
-  fs::path dir = fs::temp_directory_path() / ("gpm_parts_par_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  fs::path app = dir / "app.gpm";
-  std::ofstream(app, std::ios::binary)
-      << "app m {\n kernel a { time = 5 ms }\n kernel b { time = 3 ms }\n iterate 2 {\n  par {\n   run a\n   run b\n"
-         "   overhead 4 ms\n  }\n  overhead 1 ms\n }\n}\n";
-  driver::Session s{driver::Options{{}, GPM_SOURCE_DIR "/stdlib"}};
-  auto compiled = s.compile(GPM_SOURCE_DIR "/machines/das4_k20m.gpm", app.string(), {});
-  REQUIRE(compiled);
-  backend::Evaluation e;
-  REQUIRE(s.evaluate(*compiled, e));
-  fs::remove_all(dir);
+  backend::Evaluation e = evaluate_on_k20m(
+      "app m {\n kernel a { time = 5 ms }\n kernel b { time = 3 ms }\n iterate 2 {\n  par {\n   run a\n   run b\n"
+      "   overhead 4 ms\n  }\n  overhead 1 ms\n }\n}\n");
   backend::Parts p = backend::iteration_parts(e);
   CHECK(e.total_s == test::approx(12e-3));
   CHECK(p.iterations == 2);
