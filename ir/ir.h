@@ -121,6 +121,7 @@ struct Task {
   ValueId kernel_part = kNoValue;  // Op: the kernel time within one execution, counted as kernels; the rest is `part`
   std::vector<Task> children;
   SourceRange range;
+  std::string track;  // Op, Engine: the resource it occupies on a timeline (`g[0] kernels`, `g[0] copies`, `mpi`...)
   // Op copies priced on a route: the (link, direction) pairs crossed, for the warning on copies in a par.
   std::vector<std::pair<int32_t, int32_t>> route;
 };

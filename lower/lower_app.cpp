@@ -71,6 +71,7 @@ Task Lowerer::lower_run(const AppDecl& app, const Stmt& s) {
   bool mapped = !s.attrs.empty();  // `run k { mapped_in = ...; mapped_out = ... }`: lower_mapped_run.cpp
   int gpu = placed || mapped || !attrs.count("time") ? gpu_for(s.on ? s.on : kernel->on, s.range) : -1;
   if (gpu >= 0) task.name += " on " + m_.topology.components[size_t(gpu)].path;
+  task.track = gpu >= 0 ? m_.topology.components[size_t(gpu)].path + " kernels" : "kernels";
   if (attrs.count("time")) {
     task.model = "explicit time";
     task.value = attr_value("time", "time");
@@ -184,6 +185,7 @@ Task Lowerer::lower_copy(const Stmt& s) {
   int gpu = gpu_for(s.on, s.range);
   if (gpu < 0) return task;
   const std::string& gpu_path = m_.topology.components[size_t(gpu)].path;
+  task.track = gpu_path + " copies";
   // A d2d copy holds its source and its destination on the GPU; h2d and d2h one buffer there.
   check_fits(gpu, direction == "d2d" ? b_.binary(Opcode::Mul, bytes, b_.constant(2, Dim::count(), s.range), s.range) : bytes,
              s.range, direction == "d2d" ? "its source and destination" : "its device buffer");
@@ -308,6 +310,7 @@ Task Lowerer::lower_stmt(const AppDecl& app, const Stmt& s) {
       Task task = Task::make(TaskKind::Op, "overhead " + source_text(s.expr->range), s.range);
       task.model = "overhead as written";
       task.part = "overhead";
+      task.track = "host";
       task.value = lower_expr(*s.expr);
       add_check(CheckKind::NonNegative, task.value, s.expr->range, "an overhead");
       task.range = s.range;

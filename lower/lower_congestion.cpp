@@ -49,6 +49,7 @@ bool flows_fit(uint64_t flows, std::string& why) {
 Task Lowerer::lower_flows(const Stmt& s) {
   Task task = Task::make(TaskKind::Engine, s.unordered ? "flows unordered" : "flows", s.range);
   task.part = "communication";  // data moved between components, as MPI moves it between ranks (docs/output.md)
+  task.track = "flows";
   const MachineDecl* machine = nullptr;
   for (const auto* m : program_.machines)
     if (m->name == m_.machine_name) machine = m;

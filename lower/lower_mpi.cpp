@@ -393,6 +393,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
   if (diags_.has_errors()) return failed;
   Task task = Task::make(TaskKind::Engine, title, s.range);
   task.part = "communication";
+  task.track = "mpi";
   task.model = model_title(choice);
   task.engine_call = int32_t(m_.engine_calls.size());
   m_.engine_calls.push_back({engine, inputs});

@@ -68,6 +68,7 @@ Task Lowerer::lower_offload(const Stmt& s) {
   if (gpu < 0) return task;
   const Component& g = m_.topology.components[size_t(gpu)];
   task.name = fmt::format("offload {} on {} ({})", s.name, g.path, strategy);
+  task.track = g.path + " offload";
 
   // The device class (Table III): copy engines and implicit synchronisation decide the schedule's shape.
   ValueId ce = gpu_attr(gpu, "copy_engines", s.range, "an offload (the overlap model's device class)");

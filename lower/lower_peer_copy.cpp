@@ -23,6 +23,7 @@ Task Lowerer::lower_peer_copy(const Stmt& s, Task task, ValueId bytes) {
   check_fits(src, bytes, s.range, "its source buffer");
   check_fits(dst, bytes, s.range, "its destination buffer");
   const std::string& src_path = m_.topology.components[size_t(src)].path;
+  task.track = src_path + " copies";
   const std::string& dst_path = m_.topology.components[size_t(dst)].path;
   if (src == dst) {
     diags_.error(DiagKind::InvalidKeyword, s.direction_range,

@@ -185,6 +185,7 @@ struct Folder {
     row.name = task.name;
     row.model = task.model;
     row.part = task.part;
+    row.track = task.track;
     row.depth = depth;
     row.count = multiplier;
     const EngineCall& call = m.engine_calls.at(size_t(task.engine_call));
@@ -225,6 +226,7 @@ struct Folder {
       row.name = task.name;
       row.model = task.model;
       row.part = task.part;
+      row.track = task.track;
       row.depth = depth;
       row.count = multiplier;
       row.each_s = task.value == kNoValue ? 0 : value(task.value, "`" + task.name + "`");
@@ -247,6 +249,8 @@ struct Folder {
     block.depth = depth;
     block.is_block = true;
     block.count = multiplier;
+    block.block = task.kind == TaskKind::Par ? "par" : task.kind == TaskKind::Iterate ? "iterate" : "seq";
+    block.iterations = count;
     rows.push_back(std::move(block));
     double inner = 0;
     std::vector<std::pair<size_t, double>> branches;  // each child's first row and time
@@ -312,6 +316,10 @@ bool report_and_fold(const Module& m, const SlotValues& bound, const State& s, s
     std::vector<Row> rows;
     result.time_s = folder.fold(phase, 0, 1, rows);
     if (phase.kind == TaskKind::Iterate) result.model = rows.front().model;
+    if (rows.front().is_block) {
+      result.block = rows.front().block;
+      result.iterations = rows.front().iterations;
+    }
     // The phase itself is the first row; keep only what is inside it.
     result.rows.assign(std::make_move_iterator(rows.begin() + 1), std::make_move_iterator(rows.end()));
     for (auto& r : result.rows) --r.depth;

@@ -43,6 +43,9 @@ struct Row {
   // Whether this row's time lies on the critical path of the run (1) or in a `par` branch shorter than another
   // (0): the parts add up only rows on the path, so that they sum to the total.
   double critical = 1;
+  std::string block;        // blocks: seq, par or iterate (a phase is a seq); empty for operations
+  double iterations = 1;    // iterate: the count
+  std::string track;        // operations: the resource a timeline puts it on (ir::Task::track)
   std::function<void(std::ostream&, const std::string&)> write_flows;  // every flow as CSV rows, or empty
 };
 
@@ -51,6 +54,8 @@ struct PhaseResult {
   std::string model;  // for an iterate phase, its iteration count
   double time_s = 0;
   std::vector<Row> rows;
+  std::string block = "seq";  // how the phase lays out its rows of depth 0: seq, par or iterate
+  double iterations = 1;      // iterate: the count
 };
 
 struct ParamValue {

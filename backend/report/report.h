@@ -14,6 +14,9 @@ std::string json_report(const Evaluation& evaluation);
 // no flows), and the top-level JSON "flows" array gathered from the operations' details (null when none).
 std::string flows_table(const Evaluation& evaluation);
 nlohmann::ordered_json flows_json(const Evaluation& evaluation);
+// The whole run as Chrome trace events (timeline.cpp): phases, every operation on its resource's track at the time
+// the task tree places it, each offload's schedule as a process (docs/output.md, Timeline).
+nlohmann::ordered_json timeline_json(const Evaluation& evaluation);
 // Every directed link the flows of congestion engines cross, per operation, busiest first (top-level `links`).
 nlohmann::ordered_json links_json(const Evaluation& evaluation);
 // E2E section 3.4: iteration time = communication + kernels + overhead. Each part is the whole run's time of the

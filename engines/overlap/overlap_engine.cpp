@@ -198,40 +198,4 @@ std::string OverlapEngine::describe() const {
   return out;
 }
 
-void append_chrome_trace(const nlohmann::ordered_json& timeline, const std::string& process_name, int pid,
-                         nlohmann::ordered_json& events) {
-  // Tracks: one per (engine, stream), numbered in order of first appearance.
-  std::vector<std::pair<std::string, int>> tracks;
-  nlohmann::ordered_json meta;
-  meta["name"] = "process_name";
-  meta["ph"] = "M";
-  meta["pid"] = pid;
-  meta["args"]["name"] = process_name;
-  events.push_back(meta);
-  for (const auto& item : timeline) {
-    std::pair<std::string, int> key{item["engine"].get<std::string>(), item["stream"].get<int>()};
-    auto it = std::find(tracks.begin(), tracks.end(), key);
-    int tid = int(it - tracks.begin()) + 1;
-    if (it == tracks.end()) {
-      tracks.push_back(key);
-      nlohmann::ordered_json name;
-      name["name"] = "thread_name";
-      name["ph"] = "M";
-      name["pid"] = pid;
-      name["tid"] = tid;
-      name["args"]["name"] = fmt::format("{} / stream {}", key.first, key.second);
-      events.push_back(name);
-    }
-    nlohmann::ordered_json e;
-    e["name"] = item["op"];
-    e["cat"] = item["kind"];
-    e["ph"] = "X";
-    e["pid"] = pid;
-    e["tid"] = tid;
-    e["ts"] = item["start_s"].get<double>() * 1e6;  // microseconds
-    e["dur"] = (item["end_s"].get<double>() - item["start_s"].get<double>()) * 1e6;
-    events.push_back(e);
-  }
-}
-
 }  // namespace gpm::engines

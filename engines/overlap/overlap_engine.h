@@ -76,9 +76,4 @@ class OverlapEngine : public ir::Engine {
   std::vector<std::pair<std::string, int>> reported_;  // times shown beside the result (bounds), by input index
 };
 
-// Chrome trace events (Perfetto, chrome://tracing) of one operation's timeline (the "timeline" of its detail):
-// a process `pid` named `process_name`, one thread (track) per engine and stream; appended to `events`.
-void append_chrome_trace(const nlohmann::ordered_json& timeline, const std::string& process_name, int pid,
-                         nlohmann::ordered_json& events);
-
 }  // namespace gpm::engines

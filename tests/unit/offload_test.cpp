@@ -118,9 +118,11 @@ TEST_CASE("offload: --timeline writes Chrome trace events whose tracks and inter
   auto schedule = engine->schedule(inputs);
   REQUIRE(schedule.error.empty());
 
+  // The offload's schedule is process 2 (process 1 is the app's operations).
   std::map<int, std::string> track_names;
   std::vector<nlohmann::json> slices;
   for (const auto& e : doc["traceEvents"]) {
+    if (e["pid"] != 2) continue;
     if (e["ph"] == "M" && e["name"] == "thread_name") track_names[e["tid"].get<int>()] = e["args"]["name"];
     if (e["ph"] == "X") slices.push_back(e);
   }

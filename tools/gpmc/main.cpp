@@ -81,7 +81,8 @@ int main(int argc, char** argv) {
                    "strategy: evaluate the four offload strategies and rank them, fastest first")
       ->check(CLI::IsMember({"strategy"}));
   eval->add_option("--timeline", eval_options.timeline,
-                   "Write the offload schedules to FILE.json in Chrome trace-event format (Perfetto, chrome://tracing)");
+                   "Write the whole run (phases, every operation on its resource track, offload schedules) to FILE.json "
+                   "in Chrome trace-event format (Perfetto, chrome://tracing)");
   eval->add_option("--flows-out", eval_options.flows_out,
                    "Write every flow of the app's `flows` blocks to FILE.csv (size, start, end, route); - for stdout");
   add_includes(eval);

@@ -28,23 +28,8 @@ struct Ranked {
 }  // namespace
 
 bool write_timeline(const backend::Evaluation& evaluation, const std::string& path, support::DiagnosticEngine& diags) {
-  nlohmann::ordered_json events = nlohmann::ordered_json::array();
-  int pid = 0;
-  for (const auto& phase : evaluation.phases)
-    for (const auto& row : phase.rows)
-      if (row.detail.is_object() && row.detail.contains("timeline"))
-        engines::append_chrome_trace(row.detail["timeline"], row.name, ++pid, events);
-  if (pid == 0) {
-    diags.error(support::DiagKind::UsageError, {},
-                fmt::format("--timeline: app `{}` has no operation with a schedule (only `offload` statements have one)",
-                            evaluation.app));
-    return false;
-  }
-  nlohmann::ordered_json doc;
-  doc["traceEvents"] = events;
-  doc["displayTimeUnit"] = "ns";
   std::ofstream out(path, std::ios::binary);
-  out << doc.dump(1) << "\n";
+  out << backend::timeline_json(evaluation).dump(1) << "\n";
   out.close();
   if (!out) {
     diags.error(support::DiagKind::UsageError, {}, fmt::format("--timeline: cannot write `{}`", path));
