@@ -47,6 +47,8 @@ class SourceManager {
   // The text of the (1-based) line without its line terminator.
   std::string_view line_text(FileId id, uint32_t line) const;
   size_t file_count() const { return files_.size(); }
+  // Whether a file is a fragment of another (add_fragment), not a file of its own.
+  bool is_fragment(FileId id) const { return files_.at(id).parent != kNoFile; }
 
  private:
   struct File {

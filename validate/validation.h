@@ -37,6 +37,7 @@ struct Validation {
   std::vector<Column> columns;
   std::vector<MeasuredPoint> points;  // in file order
   ErrorSummary errors;
+  nlohmann::ordered_json provenance;  // what produced the result (set by the command line); null when not given
 };
 
 // Reads the columns and rows of `table` against the compiled model `base` (compiled with the --set values that

@@ -80,6 +80,7 @@ std::string validation_json(const Validation& v) {
   doc["predicted_total_s"] = v.errors.predicted_total_s;
   doc["mape"] = v.errors.mape;
   doc["wmape"] = v.errors.wmape;
+  if (!v.provenance.is_null()) doc["provenance"] = v.provenance;
   return doc.dump(2) + "\n";
 }
 

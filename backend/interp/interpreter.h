@@ -72,6 +72,7 @@ struct Evaluation {
   std::vector<PhaseResult> phases;
   std::vector<ParamValue> params;
   nlohmann::ordered_json warnings;  // the located warnings of the run (set by the command line); null or [] when none
+  nlohmann::ordered_json provenance;  // what produced the result (set by the command line); null when not given
 };
 
 // Computes every instruction; faults (division by zero...) are reported with their source location.

@@ -60,6 +60,7 @@ std::string json_report(const Evaluation& e) {
   doc["params"] = params;
   // Located warnings (docs/output.md): present only when the run reported some.
   if (e.warnings.is_array() && !e.warnings.empty()) doc["warnings"] = e.warnings;
+  if (!e.provenance.is_null()) doc["provenance"] = e.provenance;
   return doc.dump(2) + "\n";
 }
 

@@ -2,6 +2,10 @@
 // and the table and number formatting.
 #include <doctest/doctest.h>
 
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -9,6 +13,7 @@
 
 #include "backend/report/report.h"
 #include "driver/pipeline.h"
+#include "support/sha256.h"
 #include "test_support.h"
 
 using namespace gpm;
@@ -158,4 +163,32 @@ TEST_CASE("report: format_seconds picks a readable unit and format_share one dec
   CHECK(backend::format_seconds(5e-9) == "5 ns");
   CHECK(backend::format_share(1, 3) == "33.3%");
   CHECK(backend::format_share(1, 0) == "-");
+}
+
+TEST_CASE("report: the JSON's provenance names gpmc's version and commit, every input file with its SHA-256, and --set") {
+  std::string command = std::string(GPMC_PATH) + " eval " GPM_SOURCE_DIR "/machines/titan.gpm " GPM_SOURCE_DIR
+                        "/apps/bandwidth.gpm --set bytes=1MiB --format json";
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe);
+  std::string text;
+  char buffer[4096];
+  while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) text.append(buffer, n);
+  REQUIRE(pclose(pipe) == 0);
+  auto doc = nlohmann::json::parse(text);
+  const auto& p = doc["provenance"];
+  CHECK(p["gpmc"]["version"] == GPM_VERSION);
+  CHECK(!p["gpmc"]["commit"].get<std::string>().empty());
+  CHECK(p["set"] == nlohmann::json::array({"bytes=1MiB"}));
+  // Every file read: the standard library, the machine and the app, each with its size and digest.
+  std::map<std::string, nlohmann::json> inputs;
+  for (const auto& f : p["inputs"]) inputs[f["path"].get<std::string>()] = f;
+  REQUIRE(inputs.count(GPM_SOURCE_DIR "/apps/bandwidth.gpm") == 1);
+  REQUIRE(inputs.count("stdlib/pcie.gpm") == 1);
+  std::ifstream app(GPM_SOURCE_DIR "/apps/bandwidth.gpm", std::ios::binary);
+  std::string app_text((std::istreambuf_iterator<char>(app)), std::istreambuf_iterator<char>());
+  const auto& entry = inputs[GPM_SOURCE_DIR "/apps/bandwidth.gpm"];
+  CHECK(entry["bytes"] == app_text.size());
+  CHECK(entry["sha256"] == support::sha256_hex(app_text));
+  // The digest itself, against a published test vector (FIPS 180-2, "abc").
+  CHECK(support::sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }

@@ -12,6 +12,7 @@
 #include "backend/report/report.h"
 #include "frontend/ast_printer.h"
 #include "ir/printer.h"
+#include "support/sha256.h"
 #include "support/csv.h"
 
 namespace gpm::cli {
@@ -73,6 +74,23 @@ bool write_flows_csv(const backend::Evaluation& evaluation, const std::string& p
   return true;
 }
 
+nlohmann::ordered_json provenance_json(driver::Session& session, const std::vector<std::string>& sets,
+                                       const std::vector<std::string>& varies) {
+  nlohmann::ordered_json doc;
+  doc["gpmc"] = {{"version", GPM_VERSION}, {"commit", GPM_COMMIT}};
+  nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
+  const support::SourceManager& sources = session.sources();
+  for (support::FileId id = 0; id < support::FileId(sources.file_count()); ++id) {
+    const std::string& path = sources.path(id);
+    if (sources.is_fragment(id) || path.rfind("--", 0) == 0) continue;  // a --set value or a CSV cell, not a file
+    inputs.push_back({{"path", path}, {"bytes", sources.text(id).size()}, {"sha256", support::sha256_hex(sources.text(id))}});
+  }
+  doc["inputs"] = inputs;
+  doc["set"] = sets;
+  if (!varies.empty()) doc["vary"] = varies;
+  return doc;
+}
+
 nlohmann::ordered_json warnings_json(const support::DiagnosticEngine& diags) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (const auto& d : diags.diagnostics()) {
@@ -120,6 +138,7 @@ int run_eval(const CommonOptions& common, const EvalOptions& options) {
   if (!ok) return fail(session);
   session.diags().flush(std::cerr);  // warnings
   evaluation.warnings = warnings_json(session.diags());
+  evaluation.provenance = provenance_json(session, options.sets);
   if (!options.timeline.empty() && !write_timeline(evaluation, options.timeline, session.diags())) return fail(session);
   if (!options.flows_out.empty() && !write_flows_csv(evaluation, options.flows_out, session.diags()))
     return fail(session);

@@ -68,6 +68,10 @@ bool write_timeline(const backend::Evaluation& evaluation, const std::string& pa
 bool parse_settings(const std::vector<std::string>& sets, std::vector<driver::Setting>& out,
                     support::DiagnosticEngine& diags);
 driver::Options options_of(const CommonOptions& common);
+// What produced a result, for the JSON reports: gpmc's version and commit, each input file read (path, bytes,
+// SHA-256; the standard library included) and the --set and --vary values as typed.
+nlohmann::ordered_json provenance_json(driver::Session& session, const std::vector<std::string>& sets,
+                                       const std::vector<std::string>& varies = {});
 // The warnings reported so far, for the JSON reports: file, line, column, kind and message of each.
 nlohmann::ordered_json warnings_json(const support::DiagnosticEngine& diags);
 int fail(driver::Session& session);

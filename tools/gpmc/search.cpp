@@ -173,6 +173,7 @@ int run_search(const CommonOptions& common, const SearchOptions& options) {
       order[result.source_names[s]] = list;
     }
     doc["fastest_order"] = order;
+    doc["provenance"] = provenance_json(session, options.eval.sets);
     std::cout << doc.dump(2) << "\n";
     return 0;
   }

@@ -63,6 +63,8 @@ class Writer {
          std::vector<std::string> phase_names)
       : format_(format), sweep_(sweep), module_(module), phase_names_(std::move(phase_names)) {}
 
+  nlohmann::ordered_json provenance;  // JSON: what produced the sweep (before its points)
+
   void header() {
     if (format_ == "csv") {
       std::vector<std::string> columns;
@@ -79,6 +81,7 @@ class Writer {
         head["varied"].push_back({{"name", axis.name}, {"dimension", axis.is_word() ? "word" : support::dim_name(axis.dim)}});
       head["phases"] = nlohmann::ordered_json::array();
       for (const auto& name : phase_names_) head["phases"].push_back(name);
+      if (!provenance.is_null()) head["provenance"] = provenance;
       std::string text = head.dump(2);
       text.pop_back();  // reopen the object: "points" follows
       while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
@@ -231,6 +234,7 @@ int run_sweep(const CommonOptions& common, const SweepOptions& options) {
   unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   Writer writer(options.format, sweep, compiled->module, phase_names(session.sources(), compiled->module, shaped));
   session.diags().flush(std::cerr);  // warnings, before the rows
+  writer.provenance = provenance_json(session, options.sets, options.varies);
   writer.header();
   Progress progress(options.progress && isatty(STDERR_FILENO), sweep.size());
   const uint64_t batch = 1 << 16;

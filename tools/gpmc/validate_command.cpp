@@ -23,6 +23,7 @@ int run_validate(const CommonOptions& common, const ValidateOptions& options) {
   auto backend = options.backend == "jit" ? validate::Backend::Jit : validate::Backend::Interp;
   if (!validate::validate_points(session, *compiled, table, backend, validation)) return fail(session);
   session.diags().flush(std::cerr);  // warnings
+  validation.provenance = provenance_json(session, options.sets);
   std::cout << (options.format == "json" ? validate::validation_json(validation)
                                          : validate::validation_table(validation));
   return 0;
