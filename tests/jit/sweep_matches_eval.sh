@@ -11,9 +11,10 @@ trap 'rm -rf "$work"' EXIT
 "$GPMC" sweep machines/titan.gpm apps/bandwidth.gpm --vary bytes=1B..1GiB*2 --format csv > "$work/sweep.csv"
 rows=$(($(wc -l < "$work/sweep.csv") - 1))
 [ "$rows" -eq 31 ] || { echo "FAIL: $rows rows, 31 expected"; exit 1; }
-[ "$(head -n1 "$work/sweep.csv")" = "bytes,total_s,copy h2d bytes pinned (ddr3 -> opteron -> k20x)" ] ||
+[ "$(head -n1 "$work/sweep.csv")" = "bytes,total_s,copy h2d bytes pinned (ddr3 -> opteron -> k20x),error" ] ||
   { echo "FAIL: header $(head -n1 "$work/sweep.csv")"; exit 1; }
-tail -n +2 "$work/sweep.csv" | while IFS=, read -r bytes total phase; do
+tail -n +2 "$work/sweep.csv" | while IFS=, read -r bytes total phase error; do
+  [ -z "$error" ] || { echo "FAIL: bytes=$bytes: $error"; exit 1; }
   json=$("$GPMC" eval machines/titan.gpm apps/bandwidth.gpm --set "bytes=${bytes} B" --format json)
   eval_total=$(printf '%s\n' "$json" | sed -n 's/^  "total_s": \(.*\),$/\1/p')
   eval_phase=$(printf '%s\n' "$json" | sed -n 's/^      "time_s": \(.*\),$/\1/p' | head -n1)

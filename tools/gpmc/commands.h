@@ -35,6 +35,7 @@ struct SweepOptions {
   unsigned threads = 0;  // 0: one per core
   uint64_t max_points = 0;
   bool progress = true;  // a progress bar when stderr is a terminal and the sweep is long
+  bool strict = false;   // stop at the first invalid point instead of writing a row that says why
 };
 
 struct ValidateOptions {

@@ -116,6 +116,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"interp", "jit"}))
       ->default_val("jit");
   sweep->add_flag("!--no-progress", sweep_options.progress, "No progress bar (shown only on a terminal, for long sweeps)");
+  sweep->add_flag("--strict", sweep_options.strict,
+                  "Stop at the first point that cannot be evaluated (default: write its row with the reason and go on)");
   add_includes(sweep);
   sweep->footer(
       "Examples:\n"

@@ -71,6 +71,7 @@ class Writer {
       for (const auto& axis : sweep_.axes()) columns.push_back(support::csv_field(axis.name));
       columns.push_back("total_s");
       for (const auto& name : phase_names_) columns.push_back(support::csv_field(name));
+      columns.push_back("error");  // empty, or why the point could not be evaluated
       out_ += fmt::format("{}\n", fmt::join(columns, ","));
     } else if (format_ == "json") {
       nlohmann::ordered_json head;
@@ -101,21 +102,12 @@ class Writer {
       const double* ph = phases + (i - begin) * p;
       double total = totals[i - begin];
       if (format_ == "csv") {
-        for (size_t k = 0; k < dims; ++k) {
-          const auto& axis = sweep_.axes()[k];
-          if (axis.is_word()) out_ += support::csv_field(axis.words[size_t(at[k])]) + ",";
-          else fmt::format_to(std::back_inserter(out_), "{},", at[k]);
-        }
+        csv_coordinates(at.data());
         fmt::format_to(std::back_inserter(out_), "{}", total);
         for (size_t k = 0; k < p; ++k) fmt::format_to(std::back_inserter(out_), ",{}", ph[k]);
-        out_ += '\n';
+        out_ += ",\n";
       } else if (format_ == "json") {
-        nlohmann::ordered_json point;
-        for (size_t k = 0; k < dims; ++k) {
-          const auto& axis = sweep_.axes()[k];
-          if (axis.is_word()) point[axis.name] = axis.words[size_t(at[k])];
-          else point[axis.name] = at[k];
-        }
+        nlohmann::ordered_json point = json_coordinates(at.data());
         point["total_s"] = total;
         point["phases_s"] = std::vector<double>(ph, ph + p);
         out_ += (i == 0 ? "\n    " : ",\n    ") + point.dump();
@@ -124,13 +116,43 @@ class Writer {
         for (size_t k = 0; k < dims; ++k) table_[c++].push_back(value_text(sweep_.axes()[k], at[k]));
         table_[c++].push_back(backend::format_seconds(total));
         for (size_t k = 0; k < p; ++k) table_[c++].push_back(backend::format_seconds(ph[k]));
+        errors_column_.push_back("");
       }
     }
     flush();
   }
 
+  // The row of point `i`, which could not be evaluated: its coordinates and why (no times).
+  void error_row(uint64_t i, const std::string& message) {
+    ++errors;
+    size_t dims = sweep_.axes().size(), p = sweep_.phase_count();
+    std::vector<double> at(dims);
+    sweep_.coordinates(i, at.data());
+    if (format_ == "csv") {
+      csv_coordinates(at.data());
+      out_ += std::string(p + 1, ',') + support::csv_field(message) + "\n";
+    } else if (format_ == "json") {
+      nlohmann::ordered_json point = json_coordinates(at.data());
+      point["total_s"] = nullptr;
+      point["phases_s"] = nullptr;
+      point["error"] = message;
+      out_ += (i == 0 ? "\n    " : ",\n    ") + point.dump();
+    } else {
+      size_t c = 0;
+      for (size_t k = 0; k < dims; ++k) table_[c++].push_back(value_text(sweep_.axes()[k], at[k]));
+      for (size_t k = 0; k <= p; ++k) table_[c++].push_back("-");
+      errors_column_.push_back(message);
+    }
+    flush();
+  }
+  uint64_t errors = 0;
+
   void finish() {
-    if (format_ == "json") out_ += sweep_.size() ? "\n  ]\n}\n" : "]\n}\n";
+    if (format_ == "json") out_ += (sweep_.size() ? "\n  ],\n" : "],\n") + fmt::format("  \"errors\": {}\n}}\n", errors);
+    if (format_ == "table" && errors > 0) {  // the error column, when some point has one
+      errors_column_.insert(errors_column_.begin(), "error");
+      table_.push_back(std::move(errors_column_));
+    }
     if (format_ == "table") {
       size_t rows = table_.empty() ? 0 : table_[0].size();
       for (size_t r = 0; r < rows; ++r) {
@@ -150,6 +172,23 @@ class Writer {
   }
 
  private:
+  // A point's value of each varied parameter: CSV fields (each followed by a comma), or a JSON object.
+  void csv_coordinates(const double* at) {
+    for (size_t k = 0; k < sweep_.axes().size(); ++k) {
+      const auto& axis = sweep_.axes()[k];
+      if (axis.is_word()) out_ += support::csv_field(axis.words[size_t(at[k])]) + ",";
+      else fmt::format_to(std::back_inserter(out_), "{},", at[k]);
+    }
+  }
+  nlohmann::ordered_json json_coordinates(const double* at) const {
+    nlohmann::ordered_json point;
+    for (size_t k = 0; k < sweep_.axes().size(); ++k) {
+      const auto& axis = sweep_.axes()[k];
+      if (axis.is_word()) point[axis.name] = axis.words[size_t(at[k])];
+      else point[axis.name] = at[k];
+    }
+    return point;
+  }
   void flush() {
     std::fwrite(out_.data(), 1, out_.size(), stdout);
     out_.clear();
@@ -160,6 +199,7 @@ class Writer {
   std::vector<std::string> phase_names_;
   std::string out_;
   std::vector<std::vector<std::string>> table_;  // one column each, header first
+  std::vector<std::string> errors_column_;        // table: each row's error ("" when none), without its header
 };
 
 // A one-line bar on stderr, redrawn at most ten times a second.
@@ -239,10 +279,10 @@ int run_sweep(const CommonOptions& common, const SweepOptions& options) {
   Progress progress(options.progress && isatty(STDERR_FILENO), sweep.size());
   const uint64_t batch = 1 << 16;
   std::vector<double> totals(batch), phases(batch * sweep.phase_count());
-  for (uint64_t begin = 0; begin < sweep.size(); begin += batch) {
-    uint64_t end = std::min(sweep.size(), begin + batch);
+  for (uint64_t start = 0; start < sweep.size(); start += batch) {
+    uint64_t begin = start, end = std::min(sweep.size(), start + batch);
     int64_t invalid = sweep.run(begin, end, threads, totals.data(), phases.data());
-    if (invalid >= 0) {
+    while (invalid >= 0) {
       // The rows before it are written; the interpreter says what is wrong with this point.
       writer.rows(begin, uint64_t(invalid), totals.data(), phases.data());
       std::fflush(stdout);
@@ -255,18 +295,39 @@ int run_sweep(const CommonOptions& common, const SweepOptions& options) {
         point += fmt::format("{}{}={}", k ? ", " : "", sweep.axes()[k].name, value_text(sweep.axes()[k], where[k]));
       std::set<int32_t> varied;
       for (const auto& axis : sweep.axes()) varied.insert(int32_t(axis.slot));
-      if (backend::evaluate(sweep.module_at(uint64_t(invalid)), sweep.bound_at(uint64_t(invalid)), diags, ignored,
-                            &varied))
+      if (options.strict) {
+        if (backend::evaluate(sweep.module_at(uint64_t(invalid)), sweep.bound_at(uint64_t(invalid)), diags, ignored,
+                              &varied))
+          throw std::logic_error("sweep: a point the interpreter accepts was found invalid");
+        diags.note({}, fmt::format("at sweep point {} ({}); the rows before it are written", invalid + 1, point));
+        return fail(session);
+      }
+      // Without --strict the point gets a row that says why, from the interpreter's first diagnostic, and the
+      // sweep goes on after it.
+      support::DiagnosticEngine point_diags(session.sources());
+      if (backend::evaluate(sweep.module_at(uint64_t(invalid)), sweep.bound_at(uint64_t(invalid)), point_diags,
+                            ignored, &varied))
         throw std::logic_error("sweep: a point the interpreter accepts was found invalid");
-      diags.note({}, fmt::format("at sweep point {} ({}); the rows before it are written", invalid + 1, point));
-      return fail(session);
+      const support::Diagnostic& first = point_diags.diagnostics().front();
+      auto at = point_diags.location(first.range);
+      std::string message = at.path.empty() ? "" : fmt::format("{}:{}:{}: ", at.path, at.line, at.column);
+      writer.error_row(uint64_t(invalid), message + first.message + " [" + support::diag_kind_name(first.kind) + "]");
+      begin = uint64_t(invalid) + 1;
+      if (begin >= end) break;
+      invalid = sweep.run(begin, end, threads, totals.data(), phases.data());
     }
-    progress.before_output();
-    writer.rows(begin, end, totals.data(), phases.data());
+    if (begin < end) {
+      progress.before_output();
+      writer.rows(begin, end, totals.data(), phases.data());
+    }
     progress.update(end);
   }
   writer.finish();
   progress.clear();
+  if (writer.errors > 0)
+    std::cerr << fmt::format("gpmc: note: {} of {} sweep points could not be evaluated; their rows say why (--strict "
+                             "stops at the first)\n",
+                             writer.errors, sweep.size());
   return 0;
 }
 
