@@ -292,6 +292,20 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     if (info.mapping_range.file != kNoFile) diags_.note(info.mapping_range, "the mapping is given here");
     return failed;
   }
+  // A cyclic or block mapping deals the ranks over the nodes they need, ceil(ranks / ranks_per_node), not over
+  // every node of the machine: say so when that leaves some of the machine's nodes out.
+  if (info.mapping.kind == mpi::Mapping::Kind::Cyclic || info.mapping.kind == mpi::Mapping::Kind::Block) {
+    double machine_nodes = m_.topology.node_count != kNoValue ? eager_value(m_.topology.node_count) : 1;
+    if (double(layout.nodes) < machine_nodes) {
+      diags_.warning(DiagKind::ModelSubstituted, s.range,
+                     fmt::format("`mpi {}` over {} ranks: the {} mapping deals them over {} node{} (the ranks at {} per "
+                                 "node), not over the machine's {} nodes; to place them on other nodes, give an "
+                                 "explicit(...) mapping",
+                                 s.name, *ranks, info.mapping.kind == mpi::Mapping::Kind::Cyclic ? "cyclic" : "block",
+                                 layout.nodes, layout.nodes == 1 ? "" : "s", info.ranks_per_node, machine_nodes));
+      if (info.mapping_range.file != kNoFile) diags_.note(info.mapping_range, "the mapping is given here");
+    }
+  }
   if (info.tree.present) {
     layout.nodes_per_leaf = info.tree.nodes_per_leaf;
     if (info.leaf_switches > 0 && layout.leaves() > info.leaf_switches) {
