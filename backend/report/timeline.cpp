@@ -3,6 +3,7 @@
 // offload's engine schedule as a process of its own.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "backend/report/report.h"
