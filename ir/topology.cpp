@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <map>
 
 namespace gpm::ir {
@@ -41,34 +40,44 @@ const LinkCost& Router::cost_of(const Hop& hop) {
 }
 
 // Breadth-first distances from `from` over every component (GPUs of `no_transit_kind` are reached but not passed
-// through). Kept for the next route from the same source: a pattern's flows come grouped by source.
+// through). Kept for the next route from the same source: a pattern's flows come grouped by source. The search is
+// carried only as far as a route needs it (reach), so a route to a near destination does not pay for the whole
+// fabric of a large cluster.
 void Router::layers_from(int from, const std::string& no_transit_kind) {
-  if (bfs_from_ == from && bfs_kind_ == no_transit_kind) return;
+  size_t n = t_.components.size();
+  if (blocked_.size() != n || bfs_kind_ != no_transit_kind) {
+    blocked_.assign(n, 0);
+    if (!no_transit_kind.empty())
+      for (size_t c = 0; c < n; ++c) blocked_[c] = t_.components[c].kind == no_transit_kind;
+  } else if (bfs_from_ == from) {
+    return;
+  }
   bfs_from_ = from;
   bfs_kind_ = no_transit_kind;
-  dist_.assign(t_.components.size(), -1);
-  std::deque<int> queue = {from};
+  dist_.assign(n, -1);
+  queue_.assign(1, from);
+  head_ = 0;
   dist_[size_t(from)] = 0;
-  while (!queue.empty()) {
-    int at = queue.front();
-    queue.pop_front();
+}
+
+void Router::reach(int to) {
+  // Expanding every component nearer than `to` labels every component at `to`'s distance or less for good.
+  while (head_ < queue_.size() && (dist_[size_t(to)] < 0 || dist_[size_t(queue_[head_])] < dist_[size_t(to)])) {
+    int at = queue_[head_++];
     if (!transit(at)) continue;
     for (const Hop& hop : out_[size_t(at)]) {
       int next = far_end(t_.links[size_t(hop.link)], hop.direction);
       if (dist_[size_t(next)] >= 0) continue;
       dist_[size_t(next)] = dist_[size_t(at)] + 1;
-      queue.push_back(next);
+      queue_.push_back(next);
     }
   }
-}
-
-bool Router::transit(int at) const {
-  return at == bfs_from_ || bfs_kind_.empty() || t_.components[size_t(at)].kind != bfs_kind_;
 }
 
 std::optional<std::vector<Hop>> Router::route(int from, int to, const std::string& no_transit_kind) {
   // 1. Breadth-first layers: the number of links from `from`.
   layers_from(from, no_transit_kind);
+  reach(to);
   if (dist_[size_t(to)] < 0) return std::nullopt;
   if (from == to) return std::vector<Hop>{};
   // The hops that lie on some route with the fewest links (the shortest-path DAG), walked back from `to`; its

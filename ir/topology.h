@@ -44,17 +44,22 @@ class Router {
  private:
   const LinkCost& cost_of(const Hop& hop);
   void layers_from(int from, const std::string& no_transit_kind);
-  bool transit(int at) const;
+  void reach(int to);  // goes on with the breadth-first search until `to`'s layer and every layer before it are final
+  bool transit(int at) const { return at == bfs_from_ || !blocked_[size_t(at)]; }
   const Topology& t_;
   LinkCostFn cost_;
   std::vector<std::vector<Hop>> out_, in_;  // directed hops leaving and entering each component
   std::vector<std::vector<LinkCost>> costs_;  // per link and direction, filled on demand
   std::vector<std::vector<bool>> costed_;
   std::vector<int> rank_;  // each component's rank among the components of its kind
-  // The breadth-first distances of the last source routed from (and the kind it may not pass through).
+  // The breadth-first search from the last source routed from (and the kind it may not pass through), carried only
+  // as far as the routes asked so far needed: the distances found, the queue of components still to expand.
   int bfs_from_ = -1;
   std::string bfs_kind_;
+  std::vector<uint8_t> blocked_;  // per component: of the kind routes may not pass through
   std::vector<int> dist_;
+  std::vector<int> queue_;
+  size_t head_ = 0;
   // Scratch per route, reset after each: on the shortest-path DAG, best hop in, latency and bandwidth so far.
   std::vector<uint8_t> useful_;
   std::vector<Hop> best_;
