@@ -21,13 +21,17 @@ OffsetMap::OffsetMap(FileId file, const std::string& utf8) : file_(file) {
 }
 
 SourceRange OffsetMap::token(antlr4::Token* token) const {
+  return span(token->getType(), token->getStartIndex(), token->getStopIndex());
+}
+
+SourceRange OffsetMap::span(size_t type, size_t start, size_t stop) const {
   size_t last = byte_of_code_point_.size() - 1;
-  if (token->getType() == antlr4::Token::EOF) {
+  if (type == antlr4::Token::EOF) {
     uint32_t end = byte_of_code_point_[last];
     return {file_, end, end};
   }
-  size_t start = std::min<size_t>(token->getStartIndex(), last);
-  size_t stop = std::min<size_t>(token->getStopIndex() + 1, last);
+  start = std::min<size_t>(start, last);
+  stop = std::min<size_t>(stop + 1, last);
   return {file_, byte_of_code_point_[start], byte_of_code_point_[std::max(start, stop)]};
 }
 

@@ -24,6 +24,8 @@ class OffsetMap {
  public:
   OffsetMap(FileId file, const std::string& utf8);
   SourceRange token(antlr4::Token* token) const;
+  // The range of the code points start..stop (inclusive); the end of the file for a token of type EOF.
+  SourceRange span(size_t type, size_t start, size_t stop) const;
   SourceRange rule(antlr4::ParserRuleContext* ctx) const;
   FileId file() const { return file_; }
 

@@ -5,15 +5,14 @@
 
 #include <fmt/format.h>
 
-#include "GpmLexer.h"
 #include "GpmParser.h"
 #include "frontend/ast_builder.h"
+#include "frontend/lexer.h"
 #include "support/units.h"
 
 namespace gpm::frontend {
 namespace {
 
-using gpm_gen::GpmLexer;
 using gpm_gen::GpmParser;
 
 // Reports the first invalid UTF-8 sequence or NUL byte; returns false if there is one.
@@ -57,7 +56,7 @@ class SyntaxErrorForwarder : public antlr4::BaseErrorListener {
     // A keyword where a name is expected (`app copy`, `param data`): say that the word is reserved.
     const std::string& text = offending->getText();
     bool word = !text.empty() && (std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_');
-    if (word && offending->getType() != GpmLexer::IDENT && msg.find("IDENT") != std::string::npos) {
+    if (word && offending->getType() != GpmParser::IDENT && msg.find("IDENT") != std::string::npos) {
       reserved_line_ = offending->getLine();
       diags_.error(DiagKind::ReservedWord, range,
                    fmt::format("`{}` is a reserved word of the language and cannot be used as a name; choose another "
@@ -72,13 +71,13 @@ class SyntaxErrorForwarder : public antlr4::BaseErrorListener {
       return;
     }
     // `8 Gbps` lexes as QUANTITY(8 Gb) IDENT(ps) or NUMBER IDENT: report the unknown unit.
-    if (offending->getType() == GpmLexer::IDENT && offending->getTokenIndex() > 0) {
+    if (offending->getType() == GpmParser::IDENT && offending->getTokenIndex() > 0) {
       antlr4::Token* prev = tokens_.get(offending->getTokenIndex() - 1);
-      if (prev->getType() == GpmLexer::NUMBER || prev->getType() == GpmLexer::QUANTITY) {
+      if (prev->getType() == GpmParser::NUMBER || prev->getType() == GpmParser::QUANTITY) {
         SourceRange prev_range = map_.token(prev);
         std::string unit = offending->getText();
         SourceRange unit_range = range;
-        if (prev->getType() == GpmLexer::QUANTITY && prev_range.end == range.begin) {
+        if (prev->getType() == GpmParser::QUANTITY && prev_range.end == range.begin) {
           std::string prev_text = prev->getText();
           size_t start = prev_text.find_first_not_of("0123456789.eE+- \t");
           unit = prev_text.substr(start) + unit;
@@ -124,7 +123,7 @@ class SyntaxErrorForwarder : public antlr4::BaseErrorListener {
   size_t reserved_line_ = 0;  // the line of a reserved word reported as a name (0: none)
 };
 
-bool is_statement_start(const std::string& text) {
+bool is_statement_start(std::string_view text) {
   static const char* kStarts[] = {"import", "param", "let", "fn", "type", "machine", "app", "node",
                                   "socket", "link", "data", "kernel", "run", "copy", "seq", "par",
                                   "iterate", "phase", "overhead", "for", "flows", "mpi", "offload", ";", "}"};
@@ -135,7 +134,7 @@ bool is_statement_start(const std::string& text) {
 
 // Reports lexical error tokens and nesting beyond kMaxNesting, so that the recursive-descent
 // parser never recurses without bound. Returns false if anything was reported.
-bool check_tokens(GpmLexer& lexer, const OffsetMap& map, DiagnosticEngine& diags) {
+bool check_tokens(Lexer& lexer, const OffsetMap& map, DiagnosticEngine& diags) {
   bool ok = true;
   int brackets = 0, prefix_run = 0, ifs_in_statement = 0;
   // Prefix operators that take the rest of a chain as their operand nest one level each although no bracket
@@ -143,34 +142,33 @@ bool check_tokens(GpmLexer& lexer, const OffsetMap& map, DiagnosticEngine& diags
   // comparison (`a == not b == not c ...`: `not` binds looser than `==`). Each run is counted until an operator
   // that binds looser than the prefix ends the operand.
   int power_chain = 0, compare_chain = 0;
-  std::string previous;          // the previous token's text
+  std::string_view previous;     // the previous token's text (keywords and punctuation only)
   bool operand_expected = true;  // whether a '-' here is a prefix operator
-  // Tokens are checked as the lexer makes them, one at a time, so that a refused file is never held as a whole
-  // token stream; the lexer is reset for the parser afterwards.
-  for (std::unique_ptr<antlr4::Token> owned = lexer.nextToken();; owned = lexer.nextToken()) {
-    antlr4::Token* token = owned.get();
-    size_t type = token->getType();
+  // Tokens are checked as the lexer makes them, one at a time and without allocating, so that a refused file is
+  // never held as a whole token stream; the lexer is reset for the parser afterwards.
+  for (Lexeme lexeme = lexer.next();; lexeme = lexer.next()) {
+    size_t type = lexeme.type;
     if (type == antlr4::Token::EOF) break;
-    SourceRange range = map.token(token);
-    if (type == GpmLexer::ERROR_CHAR) {
-      std::string text = token->getText();
+    SourceRange range = map.span(type, lexeme.start, lexeme.stop);
+    if (type == GpmParser::ERROR_CHAR) {
+      std::string text = lexer.getInputStream()->getText(antlr4::misc::Interval(lexeme.start, lexeme.stop));
       diags.error(DiagKind::UnexpectedCharacter, range, fmt::format("unexpected character `{}`", text));
       ok = false;
       continue;
     }
-    if (type == GpmLexer::UNTERMINATED_STRING) {
+    if (type == GpmParser::UNTERMINATED_STRING) {
       diags.error(DiagKind::UnterminatedString, range, "string literal is missing its closing `\"`");
       ok = false;
       continue;
     }
-    if (type == GpmLexer::UNTERMINATED_COMMENT) {
+    if (type == GpmParser::UNTERMINATED_COMMENT) {
       range.end = std::min(range.end, range.begin + 2);
       diags.error(DiagKind::UnterminatedComment, range, "block comment is missing its closing `*/`");
       ok = false;
       continue;
     }
     if (!ok) continue;
-    std::string text = token->getText();
+    std::string_view text = lexer.literal(type);  // empty for names, numbers and strings
     if (is_statement_start(text) || text == ",") ifs_in_statement = power_chain = compare_chain = 0;
     bool is_prefix = operand_expected && (text == "-" || text == "+" || text == "not");
     prefix_run = is_prefix ? prefix_run + 1 : 0;
@@ -193,8 +191,8 @@ bool check_tokens(GpmLexer& lexer, const OffsetMap& map, DiagnosticEngine& diags
       return false;
     }
     previous = text;
-    operand_expected = !(type == GpmLexer::IDENT || type == GpmLexer::NUMBER || type == GpmLexer::QUANTITY ||
-                         type == GpmLexer::STRING || text == ")" || text == "]" || text == "true" ||
+    operand_expected = !(type == GpmParser::IDENT || type == GpmParser::NUMBER || type == GpmParser::QUANTITY ||
+                         type == GpmParser::STRING || text == ")" || text == "]" || text == "true" ||
                          text == "false");
   }
   lexer.reset();
@@ -203,17 +201,36 @@ bool check_tokens(GpmLexer& lexer, const OffsetMap& map, DiagnosticEngine& diags
 
 struct ParseSession {
   ParseSession(const SourceManager& sources, FileId file)
-      : input(sources.text(file)), lexer(&input), tokens(&lexer), parser(&tokens),
-        map(file, sources.text(file)) {
-    lexer.removeErrorListeners();
+      : input(sources.text(file)), lexer(input), tokens(&lexer), parser(&tokens), map(file, sources.text(file)) {
     parser.removeErrorListeners();
   }
-  antlr4::ANTLRInputStream input;
-  GpmLexer lexer;
+  CodePointInput input;
+  Lexer lexer;
   antlr4::CommonTokenStream tokens;
   GpmParser parser;
   OffsetMap map;
 };
+
+// ANTLR's two-stage parse: SLL prediction, which needs no full-context lookahead, stopping at the first syntax
+// error; only then, from the start again, the full LL prediction with error reporting and recovery. A file that
+// parses under SLL has the tree LL would give (the grammar's decisions are SLL-resolvable where it succeeds), and
+// a file with an error gets the same diagnostics as before, from the second stage.
+template <class Rule>
+antlr4::ParserRuleContext* two_stage(ParseSession& session, SyntaxErrorForwarder& forwarder, Rule rule) {
+  auto* simulator = session.parser.getInterpreter<antlr4::atn::ParserATNSimulator>();
+  simulator->setPredictionMode(antlr4::atn::PredictionMode::SLL);
+  session.parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
+  try {
+    return rule(session.parser);
+  } catch (antlr4::ParseCancellationException&) {
+  }
+  session.tokens.seek(0);
+  session.parser.reset();
+  simulator->setPredictionMode(antlr4::atn::PredictionMode::LL);
+  session.parser.setErrorHandler(std::make_shared<antlr4::DefaultErrorStrategy>());
+  session.parser.addErrorListener(&forwarder);
+  return rule(session.parser);
+}
 
 }  // namespace
 
@@ -223,8 +240,7 @@ std::unique_ptr<Module> parse_module(const SourceManager& sources, FileId file, 
   if (!check_tokens(session.lexer, session.map, diags)) return nullptr;
   session.tokens.fill();
   SyntaxErrorForwarder forwarder(session.map, diags, session.tokens);
-  session.parser.addErrorListener(&forwarder);
-  auto* tree = session.parser.file();
+  auto* tree = two_stage(session, forwarder, [](GpmParser& parser) -> antlr4::ParserRuleContext* { return parser.file(); });
   if (forwarder.count > 0) return nullptr;
   AstBuilder builder(session.map, diags);
   return builder.build_file(tree, sources.path(file));
@@ -236,8 +252,8 @@ ExprPtr parse_expression(const SourceManager& sources, FileId file, DiagnosticEn
   if (!check_tokens(session.lexer, session.map, diags)) return nullptr;
   session.tokens.fill();
   SyntaxErrorForwarder forwarder(session.map, diags, session.tokens);
-  session.parser.addErrorListener(&forwarder);
-  auto* tree = session.parser.standaloneExpr();
+  auto* tree = two_stage(session, forwarder,
+                         [](GpmParser& parser) -> antlr4::ParserRuleContext* { return parser.standaloneExpr(); });
   if (forwarder.count > 0) return nullptr;
   AstBuilder builder(session.map, diags);
   return builder.build_standalone_expr(tree);

@@ -2,7 +2,7 @@
 # install_deps.sh: installs gpmc's build dependencies from Debian's packages (needs root or sudo).
 set -euo pipefail
 PACKAGES=(cmake g++ make antlr4 libantlr4-runtime-dev libfmt-dev nlohmann-json3-dev libcli11-dev doctest-dev
-  llvm-14-dev zlib1g-dev libzstd-dev libxml2-dev libffi-dev libncurses-dev libsqlite3-dev libssl-dev git
+  llvm-14-dev zlib1g-dev libzstd-dev libxml2-dev libffi-dev libncurses-dev libsqlite3-dev nettle-dev pkg-config git
   python3 jq)  # python3 and jq: the documentation test (tests/docs/check_docs.py) and the tutorial it runs
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -1,22 +1,21 @@
-// sha256.cpp: SHA-256 through OpenSSL's EVP interface (a well-kept library, not a hand-written digest).
+// sha256.cpp: SHA-256 through GNU Nettle (a well-kept library, not a hand-written digest).
 #include "support/sha256.h"
 
-#include <openssl/evp.h>
-
-#include <stdexcept>
+#include <nettle/sha2.h>
 
 namespace gpm::support {
 
 std::string sha256_hex(std::string_view data) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (EVP_Digest(data.data(), data.size(), digest, &length, EVP_sha256(), nullptr) != 1)
-    throw std::runtime_error("SHA-256 failed in libcrypto");
+  sha256_ctx context;
+  sha256_init(&context);
+  sha256_update(&context, data.size(), reinterpret_cast<const uint8_t*>(data.data()));
+  uint8_t digest[SHA256_DIGEST_SIZE];
+  sha256_digest(&context, SHA256_DIGEST_SIZE, digest);
   static const char* hex = "0123456789abcdef";
   std::string out;
-  for (unsigned int i = 0; i < length; ++i) {
-    out += hex[digest[i] >> 4];
-    out += hex[digest[i] & 15];
+  for (uint8_t byte : digest) {
+    out += hex[byte >> 4];
+    out += hex[byte & 15];
   }
   return out;
 }

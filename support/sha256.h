@@ -1,4 +1,4 @@
-// sha256.h: the SHA-256 digest of a text, in hexadecimal (OpenSSL's libcrypto), for the provenance of results.
+// sha256.h: the SHA-256 digest of a text, in hexadecimal (GNU Nettle), for the provenance of results.
 #pragma once
 #include <string>
 #include <string_view>
