@@ -33,6 +33,15 @@ Session::Session(Options options)
   diags_.set_warnings_as_errors(options_.warnings_as_errors);
 }
 
+Session::Session(Options options, const frontend::ParsedPrelude& prelude) : Session(std::move(options)) {
+  loader_.adopt_prelude(prelude);
+}
+
+std::optional<frontend::ParsedPrelude> Session::parsed_prelude() {
+  if (!loader_.load_prelude()) return std::nullopt;
+  return loader_.prelude();
+}
+
 const Module* Session::parse(const std::string& file) { return loader_.load_root(file); }
 
 // Step 1-3: read and parse every file (with imports and the prelude), then check names and units.

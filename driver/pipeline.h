@@ -42,6 +42,11 @@ struct Compiled {
 class Session {
  public:
   explicit Session(Options options);
+  // A session whose prelude is `prelude`, parsed once by another session (parsed_prelude): for a process that checks
+  // many inputs one after another (the fuzz targets). Sessions sharing one must not run at once.
+  Session(Options options, const frontend::ParsedPrelude& prelude);
+  // Loads and parses the prelude and hands it out for other sessions; null, with diagnostics, when it fails.
+  std::optional<frontend::ParsedPrelude> parsed_prelude();
   support::SourceManager& sources() { return sources_; }
   support::DiagnosticEngine& diags() { return diags_; }
 

@@ -25,6 +25,7 @@ static std::string canonical_key(const std::string& path) {
 }
 
 bool Loader::load_prelude() {
+  if (prelude_count_ > 0) return true;
   size_t before = diags_.error_count();
   for (const auto& name : options_.prelude) {
     std::string path = (fs::path(options_.stdlib_dir) / (name + ".gpm")).string();
@@ -34,7 +35,32 @@ bool Loader::load_prelude() {
       return false;
     }
   }
+  prelude_count_ = modules_.size();
+  prelude_files_ = sources_.file_count();
   return true;
+}
+
+void Loader::adopt_prelude(const ParsedPrelude& parsed) {
+  for (const auto& file : parsed.files) sources_.add(file.path, file.text);
+  for (const auto& loaded : parsed.modules) {
+    modules_.push_back(loaded.module);
+    module_keys_.push_back(loaded.key);
+  }
+  prelude_count_ = modules_.size();
+  prelude_files_ = parsed.files.size();
+}
+
+ParsedPrelude Loader::prelude() const {
+  ParsedPrelude out;
+  for (FileId id = 0; id < FileId(prelude_files_); ++id) out.files.push_back({sources_.path(id), sources_.text(id)});
+  for (size_t i = 0; i < prelude_count_; ++i) out.modules.push_back({module_keys_[i], modules_[i]});
+  return out;
+}
+
+std::vector<Module*> Loader::modules() const {
+  std::vector<Module*> out;
+  for (const auto& m : modules_) out.push_back(m.get());
+  return out;
 }
 
 // Files of the standard library are shown as `stdlib/<name>`, wherever it is installed, so that

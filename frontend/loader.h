@@ -22,11 +22,33 @@ struct LoaderOptions {
   std::vector<std::string> prelude = {"roofline", "transfer", "pcie", "nvlink", "loggp", "overlap"};
 };
 
+// The prelude parsed once, for a process that checks many inputs one after another (the fuzz targets): each file's
+// path, text and module. A loader that adopts it adds the texts to its source manager, in the same order and so
+// with the same file ids, and shares the modules. Sema annotates a module in place (types, targets), the same way
+// on every check, since the prelude refers to nothing outside itself; loaders sharing one must not run at once.
+struct ParsedPrelude {
+  struct File {
+    std::string path;  // as shown in diagnostics
+    std::string text;
+  };
+  std::vector<File> files;  // by file id, from 0
+  struct Loaded {
+    std::string key;  // canonical path
+    std::shared_ptr<Module> module;
+  };
+  std::vector<Loaded> modules;  // in load order, imports before importers
+};
+
 class Loader {
  public:
   Loader(SourceManager& sources, DiagnosticEngine& diags, LoaderOptions options);
   // Loads the prelude; returns false (with diagnostics) when a prelude file is missing or invalid.
   bool load_prelude();
+  // Loads the prelude from `parsed` instead: nothing is read or parsed. The loader must be new (no file loaded yet)
+  // and its source manager empty.
+  void adopt_prelude(const ParsedPrelude& parsed);
+  // The prelude as loaded by load_prelude, to hand to other loaders.
+  ParsedPrelude prelude() const;
   // Loads a file named on the command line and everything it imports. Returns the module, or null
   // when the file could not be read or parsed.
   const Module* load_root(const std::string& path);
@@ -34,7 +56,7 @@ class Loader {
   // the user's files (gpmc project's copy between two GPUs of a given machine). Diagnostics show `path`.
   void add_generated(const std::string& path, std::string text) { generated_[path] = std::move(text); }
   // Every module loaded so far, imports before importers.
-  const std::vector<std::unique_ptr<Module>>& modules() const { return modules_; }
+  std::vector<Module*> modules() const;
 
  private:
   const Module* load(const std::string& display_path, const std::string& canonical, SourceRange import_site);
@@ -44,7 +66,9 @@ class Loader {
   SourceManager& sources_;
   DiagnosticEngine& diags_;
   LoaderOptions options_;
-  std::vector<std::unique_ptr<Module>> modules_;
+  std::vector<std::shared_ptr<Module>> modules_;
+  size_t prelude_count_ = 0;  // the first modules_ are the prelude's
+  size_t prelude_files_ = 0;  // and the first files of the source manager
   std::vector<std::string> module_keys_;  // canonical path of each module
   std::set<std::string> failed_;          // files that could not be read or parsed (reported once)
   std::map<std::string, std::string> generated_;  // path as given -> text (add_generated)

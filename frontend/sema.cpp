@@ -65,7 +65,7 @@ void Sema::collect(const Module& module) {
   }
 }
 
-bool Sema::check(const std::vector<std::unique_ptr<Module>>& modules) {
+bool Sema::check(const std::vector<Module*>& modules) {
   size_t errors_before = diags_.error_count();
   // Global names first (from every module), then the names inside machines and apps.
   for (const auto& m : modules) collect(*m);

@@ -41,7 +41,12 @@ class Sema {
  public:
   explicit Sema(DiagnosticEngine& diags) : diags_(diags) {}
   // Checks every module; returns false when errors were reported.
-  bool check(const std::vector<std::unique_ptr<Module>>& modules);
+  bool check(const std::vector<Module*>& modules);
+  bool check(const std::vector<std::unique_ptr<Module>>& modules) {
+    std::vector<Module*> all;
+    for (const auto& m : modules) all.push_back(m.get());
+    return check(all);
+  }
   // Types an expression in the global scope (for --set values); returns the type.
   Type check_global_expr(Expr& expr);
   const CheckedProgram& program() const { return program_; }

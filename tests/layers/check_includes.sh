@@ -20,6 +20,7 @@ declare -A allowed=(
   [project]="project validate driver backend ir support"
   [tools/gpmc]="tools/gpmc project validate driver lower frontend backend engines ir support"
   [tools/calibrate]="tools/calibrate"
+  [tools/fuzz]="tools/fuzz project validate driver lower frontend backend engines ir support"
 )
 bad=0
 checked=0

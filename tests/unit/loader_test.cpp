@@ -104,7 +104,7 @@ TEST_CASE("loader: an import is resolved from the importing file's folder, with 
   CHECK_FALSE(l.diags.has_errors());
   REQUIRE(l.loader->modules().size() == 3);
   // Imports come before their importer.
-  CHECK(l.loader->modules().back().get() == m);
+  CHECK(l.loader->modules().back() == m);
   CHECK(l.declares("from_helper"));
   CHECK(l.declares("from_other"));
 }
