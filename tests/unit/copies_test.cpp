@@ -130,7 +130,8 @@ TEST_CASE("reference: NVLink, AHEAD eq. 6-8: large-copy efficiency 94.12%; gener
 
 TEST_CASE("reference: LogGP copies on the GTX Titan, van Werkhoven Table I: 16 MiB over 1, 8, 42, 256 streams") {
   const double expected_ms[][2] = {{1, 1.405015}, {8, 1.422536}, {42, 1.507638}, {256, 2.043280}};
-  for (const auto& [streams, ms] : expected_ms) {
+  for (const auto& row : expected_ms) {
+    double streams = row[0], ms = row[1];  // not a structured binding: clang 14 cannot capture one (CAPTURE)
     CAPTURE(streams);
     auto e = eval(kTitanNode, kRoot + "/apps/copies.gpm", {{"streams", std::to_string(int(streams))}});
     CHECK(e->phase("h2d_pinned") * 1e3 == approx(ms).epsilon(1e-6));

@@ -77,7 +77,7 @@ bool write_flows_csv(const backend::Evaluation& evaluation, const std::string& p
 nlohmann::ordered_json provenance_json(driver::Session& session, const std::vector<std::string>& sets,
                                        const std::vector<std::string>& varies) {
   nlohmann::ordered_json doc;
-  doc["gpmc"] = {{"version", GPM_VERSION}, {"commit", GPM_COMMIT}};
+  doc["gpmc"] = {{"version", GPM_VERSION}, {"commit", kCommit}};
   nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
   const support::SourceManager& sources = session.sources();
   for (support::FileId id = 0; id < support::FileId(sources.file_count()); ++id) {

@@ -9,6 +9,10 @@
 
 namespace gpm::cli {
 
+// The commit gpmc was built from (12 hex digits, `-dirty`, or `unknown`), in a source file generated at every build
+// (cmake/commit_stamp.cmake).
+extern const char* const kCommit;
+
 struct CommonOptions {
   std::vector<std::string> include_dirs;
   bool warnings_as_errors = false;  // --Werror

@@ -44,7 +44,7 @@ int run_with_large_stack(const std::function<int()>& work) {
 int main(int argc, char** argv) {
   CLI::App app{"gpmc: compiles and evaluates .gpm performance models of GPU machines and applications"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("gpmc ") + GPM_VERSION);
+  app.set_version_flag("--version", std::string("gpmc ") + GPM_VERSION + " (commit " + gpm::cli::kCommit + ")");
   gpm::cli::CommonOptions common;
   gpm::cli::EvalOptions eval_options, ir_options;
   std::vector<std::string> check_files;
