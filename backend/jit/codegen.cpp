@@ -182,8 +182,18 @@ struct Codegen {
       case Opcode::Ge: r = truth(b.CreateFCmpOGE(a, bv)), may_fault = false; break;
       case Opcode::Eq: r = truth(b.CreateFCmpOEQ(a, bv)), may_fault = false; break;
       case Opcode::Ne: r = truth(b.CreateFCmpUNE(a, bv)), may_fault = false; break;
-      case Opcode::And: r = truth(b.CreateAnd(nonzero(a), nonzero(bv))), may_fault = false; break;
-      case Opcode::Or: r = truth(b.CreateOr(nonzero(a), nonzero(bv))), may_fault = false; break;
+      // (Instructions are created one statement at a time: the order in which a compiler evaluates the arguments of
+      // one call is unspecified, and the IR dump must not depend on it.)
+      case Opcode::And: {
+        llvm::Value* second = nonzero(bv);
+        r = truth(b.CreateAnd(nonzero(a), second)), may_fault = false;
+        break;
+      }
+      case Opcode::Or: {
+        llvm::Value* second = nonzero(bv);
+        r = truth(b.CreateOr(nonzero(a), second)), may_fault = false;
+        break;
+      }
       case Opcode::Not: r = truth(b.CreateFCmpOEQ(a, num(0))), may_fault = false; break;
       case Opcode::Select: r = b.CreateSelect(nonzero(a), bv, c), may_fault = false; break;
       default: throw std::logic_error("jit: unexpected opcode");
@@ -224,7 +234,9 @@ struct Codegen {
       if (in.op == Opcode::Log2) fault = b.CreateFCmpOLE(a, num(0));
       if (in.op == Opcode::Pow) fault = not_finite(r);
       // Any non-finite result from operands that are not NaN.
-      llvm::Value* fresh = and_(and_(b.CreateFCmpORD(a, a), b.CreateFCmpORD(bv, bv)), not_finite(r));
+      llvm::Value* infinite = not_finite(r);
+      llvm::Value* b_ordered = b.CreateFCmpORD(bv, bv);
+      llvm::Value* fresh = and_(and_(b.CreateFCmpORD(a, a), b_ordered), infinite);
       poison = or_(poison, or_(fault, fresh));
     }
     p[i] = poison;

@@ -112,7 +112,9 @@ TEST_CASE("overlap: the engine equals eq. 1-5 in every scenario of Figures 1-3 (
     for (const char* eq : {"overlap_eq1", "overlap_eq2", "overlap_eq3", "overlap_eq4", "overlap_eq5"})
       params.push_back({fmt::format("{}_{}", eq, name), call(eq, s)});
   ClosedForms forms(params);
-  for (const auto& [name, s] : scenarios) {
+  for (const auto& scenario : scenarios) {
+    const auto& name = scenario.first;  // not a structured binding: clang 14 cannot capture one (CAPTURE)
+    const auto& s = scenario.second;
     CAPTURE(name);
     bool kernel = name.rfind("kernel", 0) == 0;
     // Figure 1: implicit synchronisation, 1 copy engine (GTX 680): eq. 1 (dominant kernel) or eq. 2.

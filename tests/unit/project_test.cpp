@@ -217,7 +217,8 @@ TEST_CASE("project: a peer copy between devices i and j costs what `copy p2p` be
   driver::Options options;
   std::string machine = std::string(GPM_SOURCE_DIR) + "/machines/rtx4090_8x.gpm";
   project::CopyPricer pricer(options, machine);
-  for (auto [src, dst] : {std::pair<int, int>{0, 1}, {0, 5}, {6, 2}}) {
+  for (auto pair : {std::pair<int, int>{0, 1}, {0, 5}, {6, 2}}) {
+    int src = pair.first, dst = pair.second;  // not a structured binding: clang 14 cannot capture one (CAPTURE)
     CAPTURE(src);
     CAPTURE(dst);
     driver::Session session(options);

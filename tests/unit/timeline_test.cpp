@@ -67,7 +67,9 @@ double end_of(const nlohmann::json& slice) { return slice["ts"].get<double>() + 
 void check_tracks(const std::vector<nlohmann::json>& slices) {
   std::map<int, std::vector<std::pair<double, double>>> tracks;
   for (const auto& s : slices) tracks[s["tid"].get<int>()].push_back({s["ts"].get<double>(), end_of(s)});
-  for (auto& [tid, spans] : tracks) {
+  for (auto& track : tracks) {
+    int tid = track.first;  // not a structured binding: clang 14 cannot capture one (CAPTURE)
+    auto& spans = track.second;
     std::sort(spans.begin(), spans.end());
     for (size_t i = 1; i < spans.size(); ++i) {
       CAPTURE(tid);

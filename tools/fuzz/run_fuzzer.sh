@@ -12,15 +12,18 @@ set -euo pipefail
 target=$1 seconds=$2 work=$3 root=$4 kind=$5
 mkdir -p "$work/corpus" "$work/seeds"
 if [[ $kind == model ]]; then
+  # (not the goldens that test the size limits: each takes seconds to reach its limit, and the mutants of such a
+  # seed would spend the run there)
   find "$root/machines" "$root/apps" "$root/stdlib" "$root/tests/golden" -name '*.gpm' -size -64k \
-    -exec cp -t "$work/seeds" {} + 2>/dev/null || true
+    ! -name '*too_large*' ! -name '*too_many*' ! -name '*memory*' ! -name '*too_deep*' \
+    -exec cp --backup=numbered -t "$work/seeds" {} + 2>/dev/null || true
   # The dictionary: every quoted literal of the grammar (keywords, punctuation, unit words).
   grep -o "'[^']*'" "$root/grammar/Gpm.g4" | sort -u | sed "s/^'\(.*\)'$/\1/" |
     awk '{ gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); printf "kw%d=\"%s\"\n", NR, $0 }' > "$work/gpm.dict"
   dict=(-dict="$work/gpm.dict")
 else
-  find "$root/validation" "$root/traces" "$root/tests" -name '*.csv' -size -64k -exec cp -t "$work/seeds" {} + \
-    2>/dev/null || true
+  find "$root/validation" "$root/traces" "$root/tests" -name '*.csv' -size -64k \
+    -exec cp --backup=numbered -t "$work/seeds" {} + 2>/dev/null || true
   dict=()
 fi
 echo "$(basename "$target"): $(ls "$work/seeds" | wc -l) seeds, $seconds s"
