@@ -212,9 +212,9 @@ struct ParseSession {
 };
 
 // ANTLR's two-stage parse: SLL prediction, which needs no full-context lookahead, stopping at the first syntax
-// error; only then, from the start again, the full LL prediction with error reporting and recovery. A file that
-// parses under SLL has the tree LL would give (the grammar's decisions are SLL-resolvable where it succeeds), and
-// a file with an error gets the same diagnostics as before, from the second stage.
+// error; only then, from the start again, the full LL prediction with error reporting and recovery. Where SLL
+// succeeds it gives LL's tree for this grammar (the AST goldens, tests/golden/parse/ast_*, are unchanged by it), and
+// a file with an error gets its diagnostics from the second stage, as from a single LL parse.
 template <class Rule>
 antlr4::ParserRuleContext* two_stage(ParseSession& session, SyntaxErrorForwarder& forwarder, Rule rule) {
   auto* simulator = session.parser.getInterpreter<antlr4::atn::ParserATNSimulator>();
