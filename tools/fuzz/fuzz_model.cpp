@@ -53,10 +53,13 @@ const Shared& shared() {
   return *s;
 }
 
-bool declares(const std::string& text, const char* word) {
+// Whether `word` stands in `text` as a word followed by a blank (`machine m {`, `app a {`): a cheap guess at which
+// declarations the input has; a wrong guess only changes which pairing is compiled.
+bool declares(const std::string& text, const std::string& word) {
   for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
     bool start = at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_');
-    char after = at + std::char_traits<char>::length(word) < text.size() ? text[at + std::char_traits<char>::length(word)] : ' ';
+    size_t end = at + word.size();
+    char after = end < text.size() ? text[end] : ' ';
     if (start && (after == ' ' || after == '\t' || after == '\n')) return true;
   }
   return false;
