@@ -11,7 +11,7 @@ const Dim kTime = Dim::seconds();
 const Dim kBytes = Dim::byte();
 const Dim kCount = Dim::count();
 
-const char* kModels = "postal|maxrate|kmodel";
+const char* kModels = "postal|maxrate|kmodel|fabric";
 const char* kTransports = "host|staged|gpudirect";
 
 std::vector<MpiAttrSpec> collective(const char* algorithms, bool has_bytes, bool has_segment = false) {
@@ -38,7 +38,8 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
         {K::Keyword, "model", {}, kModels, "the default point-to-point model (default: kmodel)"},
         {K::Quantity, "copy_latency", kTime, "", "host-staged MPI: latency of each device-host copy"},
         {K::Quantity, "copy_per_byte", kTime / kBytes, "", "host-staged MPI: time per byte of each copy"},
-        {K::Quantity, "pin_delay", kTime, "", "GPUDirect: pinning delay of each message"}}},
+        {K::Quantity, "pin_delay", kTime, "", "GPUDirect: pinning delay of each message"},
+        {K::Quantity, "overhead", kTime, "", "fabric model: software latency of each step's messages (default 0)"}}},
       {"network",
        {{K::Keyword, "topology", {}, "fattree", "the topology between the nodes (a tapered fat tree)"},
         {K::Quantity, "nodes_per_leaf", kCount, "", "nodes under each leaf switch"},

@@ -27,7 +27,7 @@ std::vector<std::string> mpi_words(const MpiAttrSpec& spec);
 // The operations an app may name after `mpi`, separated by commas.
 std::string mpi_operation_names();
 
-// Settings a run may give with `--set NAME=WORD`, and their words (`comm_model`: postal|maxrate|kmodel).
+// Settings a run may give with `--set NAME=WORD`, and their words (`comm_model`: postal|maxrate|kmodel|fabric).
 const MpiAttrSpec* find_keyword_setting(std::string_view name);
 
 }  // namespace gpm::frontend

@@ -16,7 +16,10 @@
 
 namespace gpm::engines {
 struct OverlapOp;
+namespace congestion {
+struct FabricMap;
 }
+}  // namespace gpm::engines
 
 namespace gpm::lower {
 
@@ -34,6 +37,7 @@ using ParamBindings = std::map<const frontend::ParamDecl*, double>;
 // Word-valued settings given with --set (`comm_model=postal`), by name.
 using KeywordSettings = std::map<std::string, std::string>;
 struct MpiMachineInfo;
+struct MpiFabricRequest;
 
 class Lowerer {
  public:
@@ -99,6 +103,11 @@ class Lowerer {
   template <class Count>
   void lower_network(const frontend::MachineDecl& machine, MpiMachineInfo& info, Count& count);
   Task lower_mpi(const frontend::Stmt& stmt);
+  // The fabric model (lower_mpi_fabric.cpp): the defaults of a machine without an `mpi` section, and an operation's
+  // messages as flows on the machine's links; nullopt after an error.
+  std::shared_ptr<MpiMachineInfo> fabric_mpi_defaults(const frontend::MachineDecl& machine);
+  std::optional<EngineCall> lower_mpi_fabric(const frontend::Stmt& stmt, const MpiMachineInfo& info,
+                                             const MpiFabricRequest& request);
 
   // Loops (lower_loops.cpp): `body` runs once per value of the variable, bound in turn (its uses in the source
   // shown as that value in names); stops, with a note on the iteration, at the first iteration that reports an
@@ -131,6 +140,9 @@ class Lowerer {
   LinkCostFn link_costs();
   std::string route_name(int from, const std::vector<Hop>& path) const;
   Task lower_flows(const frontend::Stmt& stmt);  // lower_congestion.cpp
+  // Each link's arbitration (the one declared `on` its type, else the machine's default, else max-min) and the
+  // PCIe arbitration's `tau` (kNoValue when none is declared). lower_congestion.cpp.
+  engines::congestion::FabricMap fabric_map(ValueId& tau);
   Task lower_offload(const frontend::Stmt& stmt);  // lower_offload.cpp
   void add_offload_waits(const frontend::Stmt& stmt, int streams, std::vector<engines::OverlapOp>& ops);
   Task lower_stream_copy(const frontend::Stmt& stmt, Task task, ValueId host_bw, ValueId lo, ValueId bytes, ValueId bw,

@@ -46,17 +46,13 @@ bool flows_fit(uint64_t flows, std::string& why) {
   return true;
 }
 
-Task Lowerer::lower_flows(const Stmt& s) {
-  Task task = Task::make(TaskKind::Engine, s.unordered ? "flows unordered" : "flows", s.range);
-  task.part = "communication";  // data moved between components, as MPI moves it between ranks (docs/output.md)
-  task.track = "flows";
+cg::FabricMap Lowerer::fabric_map(ValueId& tau) {
   const MachineDecl* machine = nullptr;
   for (const auto* m : program_.machines)
     if (m->name == m_.machine_name) machine = m;
-  // Each link's arbitration: the one declared `on` its type, else the machine's default, else max-min.
   cg::FabricMap fabrics;
   fabrics.link_arbitration.assign(m_.topology.links.size(), -1);
-  ValueId tau = kNoValue;
+  tau = kNoValue;
   if (machine) {
     for (const auto& a : machine->arbitrations) {
       int kind = a.kind == "pcie" ? int(cg::Arbitration::Pcie) : int(cg::Arbitration::MaxMin);
@@ -76,6 +72,15 @@ Task Lowerer::lower_flows(const Stmt& s) {
         }
     }
   }
+  return fabrics;
+}
+
+Task Lowerer::lower_flows(const Stmt& s) {
+  Task task = Task::make(TaskKind::Engine, s.unordered ? "flows unordered" : "flows", s.range);
+  task.part = "communication";  // data moved between components, as MPI moves it between ranks (docs/output.md)
+  task.track = "flows";
+  ValueId tau = kNoValue;
+  cg::FabricMap fabrics = fabric_map(tau);
   std::map<std::string, int> index;  // a labelled flow's place among the expanded flows
   // Loops and patterns expand to their flows here: first their endpoints and counts, so that a block too large for
   // memory is refused before any flow is made.

@@ -6,26 +6,12 @@
 #include "engines/mpi/mpi_engine.h"
 #include "frontend/mpi_schema.h"
 #include "lower/lower.h"
+#include "lower/lower_mpi.h"
 #include "ir/topology.h"
 
 namespace gpm::lower {
 
 using namespace frontend;
-
-// What the operations need from the machine's section: the input values (thresholds, fits, copy costs), which fits
-// exist, and the static layout choices (ranks per node and socket, mapping, default model).
-struct MpiMachineInfo {
-  std::vector<ValueId> inputs;  // mpi::in::kMachineInputs values
-  mpi::FitTable fits;
-  mpi::CommModel model = mpi::CommModel::KModel;
-  mpi::Mapping mapping;
-  SourceRange mapping_range;
-  int64_t ranks_per_node = 1, ranks_per_socket = 1;
-  bool has_copy = false, has_pin = false;
-  mpi::FatTree tree;            // the machine's network section, if any
-  int64_t leaf_switches = 0;    // > 0: the tree's leaves, which bound the nodes an operation may use
-  SourceRange network_range;
-};
 
 namespace {
 
@@ -36,7 +22,10 @@ const Attr* find_attr(const std::vector<Attr>& attrs, std::string_view name) {
 }
 
 mpi::CommModel model_of(const std::string& word) {
-  return word == "postal" ? mpi::CommModel::Postal : word == "maxrate" ? mpi::CommModel::MaxRate : mpi::CommModel::KModel;
+  return word == "postal"    ? mpi::CommModel::Postal
+         : word == "maxrate" ? mpi::CommModel::MaxRate
+         : word == "fabric"  ? mpi::CommModel::Fabric
+                             : mpi::CommModel::KModel;
 }
 
 mpi::Transport transport_of(const std::string& word) {
@@ -66,6 +55,10 @@ mpi::Collective collective_of(const std::string& op) {
 }
 
 std::string model_title(const mpi::Choice& c) {
+  if (c.model == mpi::CommModel::Fabric)
+    return c.transport == mpi::Transport::Staged
+               ? "fabric: flows on the machine's links, host-staged (GPUDirect paper, Table I)"
+               : "fabric: flows on the machine's links, GPU to GPU";
   std::string s = c.model == mpi::CommModel::Postal    ? "postal (E2E eq. 1)"
                   : c.model == mpi::CommModel::MaxRate ? "max-rate (E2E eq. 2, 3)"
                                                        : "K-model (E2E eq. 2-5)";
@@ -131,7 +124,11 @@ void Lowerer::lower_mpi_section(const MachineDecl& machine) {
   // one socket holds.
   std::map<std::string, int64_t> per_socket;
   for (int g : components_of_kind(m_.topology, "gpu")) {
-    const std::string& path = m_.topology.components[size_t(g)].path;
+    std::string path = m_.topology.components[size_t(g)].path;
+    if (path.starts_with("node[")) {  // a cluster (lower_cluster.cpp): node[0] stands for every node
+      if (!path.starts_with("node[0].")) continue;
+      path = path.substr(8);
+    }
     size_t dot = path.find('.');
     per_socket[dot == std::string::npos ? "" : path.substr(0, dot)] += 1;
   }
@@ -198,6 +195,7 @@ void Lowerer::lower_mpi_section(const MachineDecl& machine) {
       value_of("copy_per_byte", Dim::seconds() / Dim::byte(), CheckKind::NonNegative, &per_byte);
   info->has_copy = latency && per_byte;
   info->inputs[mpi::in::kPinDelay] = value_of("pin_delay", Dim::seconds(), CheckKind::NonNegative, &info->has_pin);
+  info->overhead = value_of("overhead", Dim::seconds(), CheckKind::NonNegative, nullptr);
   lower_network(machine, *info, count);
   ValueId zero = b_.constant(0, Dim(), section.range);
   for (int i = mpi::in::kFits; i < mpi::in::kMachineInputs; ++i) info->inputs[size_t(i)] = zero;
@@ -225,9 +223,15 @@ void Lowerer::lower_mpi_section(const MachineDecl& machine) {
 Task Lowerer::lower_mpi(const Stmt& s) {
   Task failed = Task::make(TaskKind::Op, "mpi " + s.name, s.range);
   if (!mpi_) {
-    diags_.error(DiagKind::MissingAttribute, s.range,
-                 fmt::format("machine `{}` has no `mpi` section, which `mpi {}` needs", m_.machine_name, s.name));
-    return failed;
+    for (const auto* m : program_.machines)
+      if (m->name == m_.machine_name) mpi_ = fabric_mpi_defaults(*m);
+    if (!mpi_) {
+      diags_.error(DiagKind::MissingAttribute, s.range,
+                   fmt::format("machine `{}` has neither an `mpi` section nor a GPU, and `mpi {}` needs one of them: "
+                               "the fitted models read the section, the fabric model places a rank on each GPU",
+                               m_.machine_name, s.name));
+      return failed;
+    }
   }
   const MpiMachineInfo& info = *mpi_;
   auto count = [&](const char* name, int64_t lo, int64_t hi, int64_t fallback) -> std::optional<int64_t> {
@@ -257,7 +261,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     choice.model = model_of(it->second);
     asked = true;
   }
-  if (asked && choice.model != mpi::CommModel::Postal) {
+  if (asked && choice.model != mpi::CommModel::Postal && choice.model != mpi::CommModel::Fabric) {
     // Where a max-rate fit is missing, messages of that class are priced with the postal model.
     std::vector<std::string> missing;
     for (int l = 0; l < mpi::kClasses; ++l)
@@ -273,15 +277,40 @@ Task Lowerer::lower_mpi(const Stmt& s) {
                                  s.name, mpi::comm_model_name(choice.model), m_.machine_name,
                                  fmt::join(missing, ", ")));
   }
-  if (const Attr* a = find_attr(s.attrs, "transport"))
+  if (choice.model != mpi::CommModel::Fabric && !info.from_section) {
+    diags_.error(DiagKind::MissingAttribute, s.range,
+                 fmt::format("`mpi {}` asks for the {} model, which prices messages with the fits of the machine's `mpi` "
+                             "section, and machine `{}` has none (the fabric model needs none)",
+                             s.name, mpi::comm_model_name(choice.model), m_.machine_name));
+    return failed;
+  }
+  bool transport_given = false;
+  SourceRange transport_range = s.range;
+  if (const Attr* a = find_attr(s.attrs, "transport")) {
     choice.transport = transport_of(word_of(a->word_param, a->value->name));
-  if (auto it = keywords_.find("transport"); it != keywords_.end()) choice.transport = transport_of(it->second);
-  if (choice.transport == mpi::Transport::Staged && !info.has_copy) {
+    transport_given = true;
+    transport_range = a->value->range;
+  }
+  if (auto it = keywords_.find("transport"); it != keywords_.end()) {
+    choice.transport = transport_of(it->second);
+    transport_given = true;
+  }
+  if (choice.model == mpi::CommModel::Fabric) {
+    // The fabric model's ranks are GPUs: their buffers move GPU to GPU unless staged through host memory.
+    if (!transport_given) choice.transport = mpi::Transport::GpuDirect;
+    if (choice.transport == mpi::Transport::Host) {
+      diags_.error(DiagKind::ConflictingAttributes, transport_range,
+                   fmt::format("the fabric model places each rank on a GPU and moves its buffers from GPU to GPU "
+                               "(`gpudirect`) or through host memory (`staged`); `transport = host` is priced by the "
+                               "postal, max-rate and K-models"));
+      return failed;
+    }
+  } else if (choice.transport == mpi::Transport::Staged && !info.has_copy) {
     diags_.error(DiagKind::MissingAttribute, s.range,
                  "host-staged MPI needs `copy_latency` and `copy_per_byte` in the machine's mpi section");
     return failed;
   }
-  if (choice.transport == mpi::Transport::GpuDirect && !info.has_pin) {
+  if (choice.model != mpi::CommModel::Fabric && choice.transport == mpi::Transport::GpuDirect && !info.has_pin) {
     diags_.error(DiagKind::MissingAttribute, s.range, "GPUDirect MPI needs `pin_delay` in the machine's mpi section");
     return failed;
   }
@@ -332,6 +361,9 @@ Task Lowerer::lower_mpi(const Stmt& s) {
   };
   std::shared_ptr<mpi::CommEngine> engine;
   std::string title;
+  MpiFabricRequest request;  // the fabric model's view of the operation
+  request.name = s.name;
+  request.transport = choice.transport;
   if (s.name == "halo") {
     mpi::Grid grid;
     auto dims = count("dims", 2, 3, find_attr(s.attrs, "pz") ? 3 : 2);
@@ -365,12 +397,18 @@ Task Lowerer::lower_mpi(const Stmt& s) {
       return failed;
     }
     if (const Attr* a = find_attr(s.attrs, "periodic")) grid.periodic = eager_value(lower_expr(*a->value)) != 0;
+    size_t sizes_at = inputs.size();
     inputs.push_back(bytes("face", true, "the bytes sent to a face neighbour"));
     inputs.push_back(bytes("edge", grid.dims == 3 && grid.neighbours == 26, "the bytes sent to an edge neighbour"));
     inputs.push_back(bytes("corner", grid.neighbours == 8 || grid.neighbours == 26, "the bytes sent to a corner neighbour"));
+    if (choice.model == mpi::CommModel::Fabric) {
+      request.halo = true;
+      request.grid = grid;
+      request.sizes.assign(inputs.begin() + std::ptrdiff_t(sizes_at), inputs.end());
+    }
     std::string error;
-    engine = mpi::CommEngine::halo(choice, layout, grid, error);
-    if (!engine) {
+    if (choice.model != mpi::CommModel::Fabric) engine = mpi::CommEngine::halo(choice, layout, grid, error);
+    if (!engine && choice.model != mpi::CommModel::Fabric) {
       diags_.error(DiagKind::InvalidDecomposition, s.range, fmt::format("`mpi halo`: {}", error));
       return failed;
     }
@@ -382,6 +420,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     mpi::Collective c = collective_of(s.name);
     mpi::Algorithm alg = mpi::default_algorithm(c);
     if (const Attr* a = find_attr(s.attrs, "algorithm")) alg = algorithm_of(word_of(a->word_param, a->value->name));
+    size_t sizes_at = inputs.size();
     inputs.push_back(c == mpi::Collective::Barrier ? b_.constant(0, Dim::byte(), s.range)
                                                    : bytes("bytes", true, "the bytes of the operation"));
     // A pipeline's segment size; 0 lets the engine choose the segment count that gives the least time.
@@ -401,16 +440,29 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     } else {
       inputs.push_back(b_.constant(0, Dim::byte(), s.range));
     }
-    engine = mpi::CommEngine::collective(choice, layout, c, alg);
+    if (choice.model == mpi::CommModel::Fabric) {
+      request.collective = c;
+      request.algorithm = alg;
+      request.sizes.assign(inputs.begin() + std::ptrdiff_t(sizes_at), inputs.end());
+    } else {
+      engine = mpi::CommEngine::collective(choice, layout, c, alg);
+    }
     title = fmt::format("mpi {} ({}, {} ranks)", s.name, mpi::algorithm_name(alg), *ranks);
   }
   if (diags_.has_errors()) return failed;
+  EngineCall call{engine, inputs};
+  if (choice.model == mpi::CommModel::Fabric) {
+    request.layout = std::move(layout);
+    auto fabric = lower_mpi_fabric(s, info, request);
+    if (!fabric) return failed;
+    call = std::move(*fabric);
+  }
   Task task = Task::make(TaskKind::Engine, title, s.range);
   task.part = "communication";
   task.track = "mpi";
   task.model = model_title(choice);
   task.engine_call = int32_t(m_.engine_calls.size());
-  m_.engine_calls.push_back({engine, inputs});
+  m_.engine_calls.push_back(std::move(call));
   return task;
 }
 

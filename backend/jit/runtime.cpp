@@ -2,6 +2,7 @@
 #include "backend/jit/runtime.h"
 
 #include <cmath>
+#include <cstring>
 #include <span>
 
 #include "ir/engine.h"
@@ -26,6 +27,10 @@ const RuntimeSymbol* runtime_symbols(int& count) {
       {"gpmc_rt_pow", reinterpret_cast<void*>(&gpmc_rt_pow)},
       {"gpmc_rt_log2", reinterpret_cast<void*>(&gpmc_rt_log2)},
       {"gpmc_rt_engine_time", reinterpret_cast<void*>(&gpmc_rt_engine_time)},
+      // LLVM lowers large array initialisations (an engine call's inputs) to these C library calls.
+      {"memset", reinterpret_cast<void*>(&std::memset)},
+      {"memcpy", reinterpret_cast<void*>(&std::memcpy)},
+      {"memmove", reinterpret_cast<void*>(&std::memmove)},
   };
   count = int(sizeof(symbols) / sizeof(symbols[0]));
   return symbols;

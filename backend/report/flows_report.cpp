@@ -1,4 +1,5 @@
-// flows_report.cpp: the flows of congestion engines in the reports: per-flow start and end, per-step factors.
+// flows_report.cpp: the flows of congestion engines in the reports: per-flow start and end, per-step factors; and
+// the steps of MPI operations on the fabric model with each step's busiest link.
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -69,6 +70,39 @@ std::string flows_table(const Evaluation& e) {
         out += fmt::format("    ... {} more links (see --format json)\n", links.size() - kTableLinks);
     }
   });
+  return out;
+}
+
+std::string fabric_steps_table(const Evaluation& e) {
+  std::string out;
+  for (const auto& phase : e.phases)
+    for (const auto& row : phase.rows) {
+      if (!row.detail.is_object() || row.detail.value("comm_model", std::string()) != "fabric") continue;
+      const auto& steps = row.detail["steps"];
+      if (steps.empty()) continue;
+      out += fmt::format("\n{} / {} (fabric: each step's messages are flows on the machine's links):\n", phase.name,
+                         row.name);
+      size_t w = 0;
+      for (size_t i = 0; i < steps.size() && i < kTableSteps; ++i)
+        w = std::max(w, steps[i]["step"].get<std::string>().size());
+      for (size_t i = 0; i < steps.size() && i < kTableSteps; ++i) {
+        const auto& s = steps[i];
+        std::string bytes = s.contains("message_bytes")
+                                ? support::format_quantity(s["message_bytes"].get<double>(), support::Dim::byte())
+                                : support::format_quantity(s["face_bytes"].get<double>(), support::Dim::byte()) +
+                                      " a face";
+        out += fmt::format("  {:<{}}  x{}  {} messages of {}  {} each", s["step"].get<std::string>(), w,
+                           s["repeat"].get<double>(), s["messages"].get<int64_t>(), bytes,
+                           format_seconds(s["time_s"].get<double>()));
+        if (s.contains("busiest_link"))
+          out += fmt::format("; busiest link {} ({}, {} at its bandwidth)", s["busiest_link"].get<std::string>(),
+                             support::format_quantity(s["busiest_link_bytes"].get<double>(), support::Dim::byte()),
+                             format_seconds(s["busiest_link_s"].get<double>()));
+        out += "\n";
+      }
+      if (steps.size() > kTableSteps)
+        out += fmt::format("  ... {} more steps (see --format json)\n", steps.size() - kTableSteps);
+    }
   return out;
 }
 

@@ -50,6 +50,7 @@ std::string table_report(const Evaluation& e) {
     if (i == 0) out += std::string(std::min<size_t>(w[0] + w[1] + w[2] + w[3] + w[4] + w[5] + 10, 120), '-') + "\n";
   }
   out += flows_table(e);
+  out += fabric_steps_table(e);
   out += fmt::format("\ntotal: {}\n", format_seconds(e.total_s));
   // E2E section 3.4, shown when the app communicates: the iteration's three parts.
   if (Parts p = iteration_parts(e); p.communication)

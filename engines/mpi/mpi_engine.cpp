@@ -20,7 +20,7 @@ std::shared_ptr<CommEngine> CommEngine::halo(Choice choice, const Layout& layout
   e->leaves_ = layout.leaves();
   PatternStats stats = halo_pattern(layout, grid, error);
   if (!error.empty()) return nullptr;
-  e->rounds_.push_back(Round{std::move(stats), 1, 1, "halo exchange"});
+  e->rounds_.push_back(Round{std::move(stats), 1, 1, "halo exchange", 0, 1, {}});
   return e;
 }
 

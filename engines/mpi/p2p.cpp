@@ -27,6 +27,7 @@ const char* comm_model_name(CommModel m) {
   switch (m) {
     case CommModel::Postal: return "postal";
     case CommModel::MaxRate: return "maxrate";
+    case CommModel::Fabric: return "fabric";
     default: return "kmodel";
   }
 }

@@ -165,17 +165,27 @@ class Accumulator {
 };
 
 // A round where each rank sends at most one message, to partner(r) (or nowhere when it returns -1).
+// With `keep`, the round also lists its messages.
 template <class Partner>
-Round one_message_round(const Layout& l, double size_factor, double repeat, std::string what, Partner partner) {
+Round one_message_round(const Layout& l, double size_factor, double repeat, std::string what, Partner partner,
+                        bool keep = false) {
   Accumulator acc(l);
+  std::vector<std::pair<int32_t, int32_t>> messages;
   for (int64_t r = 0; r < l.ranks; ++r) {
     int64_t to = partner(r);
     if (to < 0 || to == r) continue;
     PatternStats::Signature sig{};
     sig[size_t(l.route(r, to) * kSizeKinds)] = 1;
     acc.add(r, sig);
+    if (keep) messages.emplace_back(int32_t(r), int32_t(to));
   }
-  return Round{acc.finish(), size_factor, repeat, std::move(what)};
+  Round round;
+  round.stats = acc.finish();
+  round.size_factor = size_factor;
+  round.repeat = repeat;
+  round.what = std::move(what);
+  round.messages = std::move(messages);
+  return round;
 }
 
 int ceil_log2(int64_t p) {
@@ -186,13 +196,18 @@ int ceil_log2(int64_t p) {
 
 }  // namespace
 
-PatternStats halo_pattern(const Layout& l, const Grid& g, std::string& error) {
+namespace {
+
+// Calls fn(r, to, kind) for every message of a halo exchange over `ranks` ranks, rank by rank, and fn(r, -1, -1)
+// after each rank's; false (with `error`) when the grid does not hold `ranks` ranks.
+template <class Fn>
+bool visit_halo(const Grid& g, int64_t ranks, std::string& error, Fn fn) {
   int64_t px = g.extent[0], py = g.dims >= 2 ? g.extent[1] : 1, pz = g.dims >= 3 ? g.extent[2] : 1;
-  if (px < 1 || py < 1 || pz < 1 || px * py * pz != l.ranks) {
+  if (px < 1 || py < 1 || pz < 1 || px * py * pz != ranks) {
     error = fmt::format("the grid {} has {} ranks, not {}",
                         g.dims == 3 ? fmt::format("{} x {} x {}", px, py, pz) : fmt::format("{} x {}", px, py),
-                        px * py * pz, l.ranks);
-    return {};
+                        px * py * pz, ranks);
+    return false;
   }
   struct Offset {
     int dx, dy, dz, kind;
@@ -211,23 +226,45 @@ PatternStats halo_pattern(const Layout& l, const Grid& g, std::string& error) {
     ok = g.periodic;
     return (v + n) % n;
   };
-  Accumulator acc(l);
   int64_t r = 0;
   for (int64_t z = 0; z < pz; ++z)
     for (int64_t y = 0; y < py; ++y)
       for (int64_t x = 0; x < px; ++x, ++r) {
-        PatternStats::Signature sig{};
         for (const Offset& o : offsets) {
           bool ok = true;
           int64_t nx = wrap(x + o.dx, px, ok), ny = wrap(y + o.dy, py, ok), nzv = wrap(z + o.dz, pz, ok);
           if (!ok) continue;
           int64_t to = nx + px * (ny + py * nzv);
           if (to == r) continue;  // a periodic dimension of extent 1: no message to oneself
-          sig[size_t(l.route(r, to) * kSizeKinds + o.kind)] += 1;
+          fn(r, to, o.kind);
         }
-        acc.add(r, sig);
+        fn(r, int64_t(-1), -1);
       }
-  return acc.finish();
+  return true;
+}
+
+}  // namespace
+
+PatternStats halo_pattern(const Layout& l, const Grid& g, std::string& error) {
+  Accumulator acc(l);
+  PatternStats::Signature sig{};
+  bool ok = visit_halo(g, l.ranks, error, [&](int64_t r, int64_t to, int kind) {
+    if (to < 0) {
+      acc.add(r, sig);
+      sig = {};
+      return;
+    }
+    sig[size_t(l.route(r, to) * kSizeKinds + kind)] += 1;
+  });
+  return ok ? acc.finish() : PatternStats{};
+}
+
+std::vector<HaloMessage> halo_messages(const Grid& grid, int64_t ranks, std::string& error) {
+  std::vector<HaloMessage> out;
+  visit_halo(grid, ranks, error, [&](int64_t r, int64_t to, int kind) {
+    if (to >= 0) out.push_back({int32_t(r), int32_t(to), kind});
+  });
+  return out;
 }
 
 const char* collective_name(Collective c) {
@@ -284,7 +321,10 @@ bool algorithm_allowed(Collective c, Algorithm a) {
   }
 }
 
-std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a) {
+std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a, bool keep_messages) {
+  auto one = [&](double size, double repeat, std::string what, auto partner) {
+    return one_message_round(l, size, repeat, std::move(what), partner, keep_messages);
+  };
   std::vector<Round> out;
   const int64_t p = l.ranks;
   if (p < 2) return out;
@@ -295,36 +335,36 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a)
   auto reduce_rounds = [&](const char* what) {
     for (int i = 0; i < steps; ++i) {
       int64_t d = int64_t(1) << i;
-      out.push_back(one_message_round(l, 1, 1, fmt::format("{} step {}", what, i + 1),
+      out.push_back(one(1, 1, fmt::format("{} step {}", what, i + 1),
                                       [&](int64_t r) { return r % (2 * d) == d ? r - d : -1; }));
     }
   };
   auto bcast_rounds = [&](const char* what) {
     for (int i = 0; i < steps; ++i) {
       int64_t d = int64_t(1) << i;
-      out.push_back(one_message_round(l, 1, 1, fmt::format("{} step {}", what, i + 1),
+      out.push_back(one(1, 1, fmt::format("{} step {}", what, i + 1),
                                       [&](int64_t r) { return r < d && r + d < p ? r + d : -1; }));
     }
   };
   // Ranks beyond the largest power of two first hand their data to a partner below it and get the result back.
   auto fold_in = [&](double size) {
     if (rem > 0)
-      out.push_back(one_message_round(l, size, 1, "fold in", [&](int64_t r) { return r >= pp ? r - pp : -1; }));
+      out.push_back(one(size, 1, "fold in", [&](int64_t r) { return r >= pp ? r - pp : -1; }));
   };
   auto fold_out = [&](double size) {
     if (rem > 0)
-      out.push_back(one_message_round(l, size, 1, "fold out", [&](int64_t r) { return r < rem ? r + pp : -1; }));
+      out.push_back(one(size, 1, "fold out", [&](int64_t r) { return r < rem ? r + pp : -1; }));
   };
   // Recursive halving over the largest power of two p' <= p: steps of n/2, n/4, .. n/p' to r xor p'/2, .., r xor 1.
   auto halving_rounds = [&](const char* what) {
     for (int i = 0; i < lg; ++i) {
       int64_t d = pp >> (i + 1);
-      out.push_back(one_message_round(l, double(d) / double(pp), 1, fmt::format("{} step {}", what, i + 1),
+      out.push_back(one(double(d) / double(pp), 1, fmt::format("{} step {}", what, i + 1),
                                       [&](int64_t r) { return r < pp ? r ^ d : -1; }));
     }
   };
   auto ring = [&](double size, double repeat, const char* what) {
-    out.push_back(one_message_round(l, size, repeat, what, [&](int64_t r) { return (r + 1) % p; }));
+    out.push_back(one(size, repeat, what, [&](int64_t r) { return (r + 1) % p; }));
   };
   // Pipelined (segmented) chain, the "pipeline" broadcast of Pjesivac-Grbovic, Angskun, Bosilca, Fagg, Gabriel and
   // Dongarra, "Performance analysis of MPI collective operations", Cluster Computing 10(2), 2007, whose Hockney
@@ -332,7 +372,7 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a)
   // step, every rank forwarding one segment while it receives the next. The reduce runs the same chain towards
   // rank 0. The step's repeat and message size follow from S at run time (CommEngine).
   auto chain = [&](bool towards_root, const char* what) {
-    Round round = one_message_round(l, 1, 1, what, [&](int64_t r) {
+    Round round = one(1, 1, what, [&](int64_t r) {
       return towards_root ? (r > 0 ? r - 1 : -1) : (r + 1 < p ? r + 1 : -1);
     });
     round.pipeline_hops = p - 1;
@@ -342,7 +382,7 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a)
     case Collective::Barrier:
       for (int i = 0; i < steps; ++i) {
         int64_t d = int64_t(1) << i;
-        out.push_back(one_message_round(l, 0, 1, fmt::format("dissemination step {}", i + 1),
+        out.push_back(one(0, 1, fmt::format("dissemination step {}", i + 1),
                                         [&](int64_t r) { return (r + d) % p; }));
       }
       break;
@@ -355,7 +395,7 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a)
         for (int i = 0; i < steps; ++i) {
           int64_t d = int64_t(1) << (steps - 1 - i), largest = 0;
           for (int64_t r = 0; r + d < p; r += 2 * d) largest = std::max(largest, std::min(d, p - r - d));
-          out.push_back(one_message_round(l, double(largest) / double(p), 1, fmt::format("scatter step {}", i + 1),
+          out.push_back(one(double(largest) / double(p), 1, fmt::format("scatter step {}", i + 1),
                                           [&](int64_t r) { return r % (2 * d) == 0 && r + d < p ? r + d : -1; }));
         }
         ring(1.0 / double(p), double(p - 1), "allgather ring step");
@@ -374,7 +414,7 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a)
         halving_rounds("reduce-scatter");
         for (int i = 0; i < lg; ++i) {
           int64_t d = int64_t(1) << i;
-          out.push_back(one_message_round(l, double(d) / double(pp), 1, fmt::format("gather step {}", i + 1),
+          out.push_back(one(double(d) / double(pp), 1, fmt::format("gather step {}", i + 1),
                                           [&](int64_t r) { return r < pp && r % (2 * d) == d ? r - d : -1; }));
         }
       } else if (a == Algorithm::Pipeline) {
@@ -394,7 +434,7 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a)
         halving_rounds("reduce-scatter");
         for (int i = 0; i < lg; ++i) {
           int64_t d = int64_t(1) << i;
-          out.push_back(one_message_round(l, double(d) / double(pp), 1, fmt::format("allgather step {}", i + 1),
+          out.push_back(one(double(d) / double(pp), 1, fmt::format("allgather step {}", i + 1),
                                           [&](int64_t r) { return r < pp ? r ^ d : -1; }));
         }
         fold_out(1);
@@ -402,7 +442,7 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a)
         fold_in(1);
         for (int i = 0; i < lg; ++i) {
           int64_t d = int64_t(1) << i;
-          out.push_back(one_message_round(l, 1, 1, fmt::format("recursive doubling step {}", i + 1),
+          out.push_back(one(1, 1, fmt::format("recursive doubling step {}", i + 1),
                                           [&](int64_t r) { return r < pp ? r ^ d : -1; }));
         }
         fold_out(1);
@@ -413,7 +453,7 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a)
         fold_in(1);
         for (int i = 0; i < lg; ++i) {
           int64_t d = int64_t(1) << i;
-          out.push_back(one_message_round(l, double(d), 1, fmt::format("recursive doubling step {}", i + 1),
+          out.push_back(one(double(d), 1, fmt::format("recursive doubling step {}", i + 1),
                                           [&](int64_t r) { return r < pp ? r ^ d : -1; }));
         }
         fold_out(double(p));
@@ -437,7 +477,13 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a)
       }
       break;
     case Collective::Alltoall: {
-      // Pairwise exchange: every rank sends one message to each other rank, one after another.
+      // Pairwise exchange: every rank sends one message to each other rank, one after another. The fabric model
+      // routes them: in round i every rank r sends to r + i mod p.
+      if (keep_messages) {
+        for (int64_t i = 1; i < p; ++i)
+          out.push_back(one(1, 1, fmt::format("pairwise step {}", i), [&](int64_t r) { return (r + i) % p; }));
+        break;
+      }
       Accumulator acc(l);
       std::vector<int64_t> on_node(size_t(l.nodes)), on_socket(size_t(l.nodes * l.sockets_per_node));
       for (int64_t r = 0; r < p; ++r) {
@@ -452,7 +498,7 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a)
         sig[size_t(2 * kSizeKinds)] = p - n;
         acc.add(r, sig);
       }
-      out.push_back(Round{acc.finish(), 1, 1, "pairwise exchange", 0, double(p - 1)});
+      out.push_back(Round{acc.finish(), 1, 1, "pairwise exchange", 0, double(p - 1), {}});
       break;
     }
   }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engines/mpi/p2p.h"
@@ -86,6 +87,9 @@ struct Round {
   std::string what;
   int64_t pipeline_hops = 0;
   double steps_each = 1;  // communication steps one repeat stands for (an all-to-all's round: p - 1 exchanges)
+  // The round's messages (sender, receiver), kept only when collective_rounds is asked for them (the fabric
+  // model routes each one); the statistics above stand for them otherwise.
+  std::vector<std::pair<int32_t, int32_t>> messages;
 };
 
 enum class Collective { Allreduce, Reduce, Bcast, Allgather, Alltoall, Barrier, ReduceScatter };
@@ -107,7 +111,16 @@ const char* algorithm_name(Algorithm a);
 Algorithm default_algorithm(Collective c);
 bool algorithm_allowed(Collective c, Algorithm a);
 
-std::vector<Round> collective_rounds(const Layout& layout, Collective c, Algorithm a);
+// With `keep_messages`, every round lists its messages, and the all-to-all is p - 1 rounds of shifts (rank r sends
+// to r + i mod p in round i) instead of one round of statistics: the fabric model needs who sends to whom.
+std::vector<Round> collective_rounds(const Layout& layout, Collective c, Algorithm a, bool keep_messages = false);
+
+// A halo exchange's messages: sender, receiver and size kind (face, edge, corner), every rank's at once.
+struct HaloMessage {
+  int32_t from = 0, to = 0;
+  int kind = 0;
+};
+std::vector<HaloMessage> halo_messages(const Grid& grid, int64_t ranks, std::string& error);
 
 // The time of a pattern: the slowest rank's messages, one after another, each priced by `message_time` with the
 // k of its class (the K-model's k for inter-node messages under the K-model), its staging copies or pinning delay

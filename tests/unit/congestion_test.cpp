@@ -18,20 +18,7 @@ namespace {
 
 bool near(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
 
-// A topology from kinds and undirected links (bandwidths are inputs of the engine, not part of the structure).
-struct Net {
-  ir::Topology t;
-  int add(const std::string& kind, const std::string& path) {
-    t.components.push_back({kind, path, "", {}, {}});
-    return int(t.components.size()) - 1;
-  }
-  void link(int a, int b) {
-    ir::Link l;
-    l.a = a;
-    l.b = b;
-    t.links.push_back(l);
-  }
-};
+using test::Net;
 
 // Topology T2 (Martinasso et al., Fig. 1): a root complex, two PLX switches, four K80 boards with an internal switch
 // and two GPUs each; GPUs 0-3 under PLX 0, 4-7 under PLX 1.

@@ -18,6 +18,21 @@
 
 namespace gpm::test {
 
+// A topology from kinds and undirected links, for the engines' tests (bandwidths and latencies are engine inputs).
+struct Net {
+  ir::Topology t;
+  int add(const std::string& kind, const std::string& path) {
+    t.components.push_back({kind, path, "", {}, {}});
+    return int(t.components.size()) - 1;
+  }
+  void link(int a, int b) {
+    ir::Link l;
+    l.a = a;
+    l.b = b;
+    t.links.push_back(l);
+  }
+};
+
 // A relative comparison (doctest's Approx is absolute below 1 unless its scale is 0): 1e-9 unless narrowed.
 inline doctest::Approx approx(double value) { return doctest::Approx(value).epsilon(1e-9).scale(0); }
 

@@ -1,0 +1,301 @@
+// fabric_engine.cpp: MPI steps as flows on the machine's links: routes, sharing by the congestion engine, the
+// routes' latencies, host staging as three phases, pipelined segments, and the report of each step's busiest link.
+#include "engines/mpi/fabric_engine.h"
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace gpm::mpi {
+
+namespace cg = engines::congestion;
+
+namespace {
+const char* kKindNames[kSizeKinds] = {"face", "edge", "corner"};
+}
+
+std::shared_ptr<FabricCommEngine> FabricCommEngine::build(const ir::Topology& topology, const cg::FabricMap& fabrics,
+                                                          const ir::LinkCostFn& cost, Operation op,
+                                                          const FabricPlacement& placement,
+                                                          const std::vector<Round>& rounds,
+                                                          const std::vector<HaloMessage>& halo, std::string& error) {
+  std::shared_ptr<FabricCommEngine> e(new FabricCommEngine());
+  e->op_ = std::move(op);
+  std::map<std::pair<int, int>, int> global;  // (link, direction) -> index into links_
+  const bool staged = e->op_.transport == Transport::Staged;
+
+  // The step's messages (sender, receiver, size kind) as one phase of flows, or three with host staging.
+  auto add_step = [&](Step step, const std::vector<std::array<int32_t, 3>>& messages) {
+    step.messages = int64_t(messages.size());
+    struct PhaseSpec {
+      const char* what;
+      std::vector<cg::FlowSpec> flows;
+    };
+    std::vector<PhaseSpec> phases;
+    auto flow = [&](int src, int dst, int kind) {
+      cg::FlowSpec f;
+      f.src = src;
+      f.dst = dst;
+      f.size_input = kind;
+      return f;
+    };
+    if (!staged) {
+      PhaseSpec& p = phases.emplace_back(PhaseSpec{"", {}});
+      for (const auto& m : messages)
+        p.flows.push_back(flow(placement.gpu[size_t(m[0])], placement.gpu[size_t(m[1])], m[2]));
+    } else {
+      // GPUDirect paper, Table I and section III-c: a host-staged message is a device-to-host copy at the sender,
+      // the transfer between the host buffers, and a host-to-device copy at the receiver, one after another. Two
+      // ranks staging through the same host memory skip the middle transfer (the receiver copies from the buffer).
+      phases = {{"device to host", {}}, {"host to host", {}}, {"host to device", {}}};
+      for (const auto& m : messages) {
+        int a = int(m[0]), b = int(m[1]);
+        phases[0].flows.push_back(flow(placement.gpu[size_t(a)], placement.memory[size_t(a)], m[2]));
+        if (placement.memory[size_t(a)] != placement.memory[size_t(b)])
+          phases[1].flows.push_back(flow(placement.memory[size_t(a)], placement.memory[size_t(b)], m[2]));
+        phases[2].flows.push_back(flow(placement.memory[size_t(b)], placement.gpu[size_t(b)], m[2]));
+      }
+    }
+    for (PhaseSpec& spec : phases) {
+      if (spec.flows.empty()) continue;
+      for (auto& f : spec.flows)
+        f.name = topology.components[size_t(f.src)].path + " -> " + topology.components[size_t(f.dst)].path;
+      cg::BuildError failed;
+      auto engine = cg::CongestionEngine::build(topology, fabrics, std::move(spec.flows), false, failed, cost);
+      if (!engine) {
+        error = fmt::format("{}{}: {}", step.what, *spec.what ? fmt::format(" ({})", spec.what) : "", failed.message);
+        return false;
+      }
+      Phase phase;
+      phase.what = spec.what;
+      for (const auto& link : engine->link_inputs()) {
+        auto [it, fresh] = global.emplace(link, int(e->links_.size()));
+        if (fresh) {
+          e->links_.push_back(link);
+          const ir::Link& l = topology.links[size_t(link.first)];
+          int from = link.second == 0 ? l.a : l.b, to = link.second == 0 ? l.b : l.a;
+          e->link_names_.push_back(topology.components[size_t(from)].path + " -> " +
+                                   topology.components[size_t(to)].path);
+        }
+        phase.link_of_input.push_back(it->second);
+      }
+      const cg::Plan& plan = engine->plan();
+      std::set<std::vector<int>> routes;
+      for (int f = 0; f < plan.flow_count; ++f) {
+        std::vector<int> route;
+        for (int h = plan.path_begin[size_t(f)]; h < plan.path_begin[size_t(f) + 1]; ++h)
+          route.push_back(phase.link_of_input[size_t(plan.hop_link[size_t(h)])]);
+        routes.insert(std::move(route));
+      }
+      phase.routes.assign(routes.begin(), routes.end());
+      e->uses_tau_ = e->uses_tau_ || engine->uses_tau();
+      phase.engine = std::move(engine);
+      step.phases.push_back(std::move(phase));
+    }
+    e->steps_.push_back(std::move(step));
+    return true;
+  };
+
+  if (e->op_.halo) {
+    std::vector<std::array<int32_t, 3>> messages;
+    messages.reserve(halo.size());
+    for (const auto& m : halo) messages.push_back({m.from, m.to, int32_t(m.kind)});
+    if (!add_step(Step{"halo exchange", 1, 1, 1, 0, 0, {}}, messages)) return nullptr;
+  } else {
+    for (const Round& round : rounds) {
+      std::vector<std::array<int32_t, 3>> messages;
+      messages.reserve(round.messages.size());
+      for (const auto& [a, b] : round.messages) messages.push_back({a, b, 0});
+      Step step{round.what, round.size_factor, round.repeat, round.steps_each, round.pipeline_hops, 0, {}};
+      if (!add_step(std::move(step), messages)) return nullptr;
+    }
+  }
+  e->first_bw_ = (e->uses_tau_ ? 1 : 0) + 1;
+  return e;
+}
+
+double FabricCommEngine::step_time(const Step& step, std::span<const double> inputs, const double* sizes,
+                                   double* latency, std::string* error) const {
+  const size_t first_latency = size_t(first_bw_) + links_.size();
+  double total = step.phases.empty() ? 0 : inputs[size_t(first_bw_) - 1];  // the messages' software overhead
+  double waited = 0;
+  std::vector<double> sub;
+  for (const Phase& phase : step.phases) {
+    sub.clear();
+    if (phase.engine->uses_tau()) sub.push_back(inputs[0]);
+    for (int g : phase.link_of_input) sub.push_back(inputs[size_t(first_bw_) + size_t(g)]);
+    for (int k = 0; k < phase.engine->size_input_count(); ++k) sub.push_back(sizes[k]);
+    double makespan = phase.engine->time(sub);
+    if (std::isnan(makespan)) {
+      if (error) {
+        std::string why = phase.engine->run(sub).error;
+        *error = fmt::format("{}{}: {}", step.what, phase.what.empty() ? "" : " (" + phase.what + ")",
+                             why.empty() ? "no flow can move" : why);
+      }
+      return NAN;
+    }
+    // The step's messages are in flight together: its slowest route's latency, then its bytes under sharing
+    // (an upper bound where routes of different latency carry different loads).
+    double slowest = 0;
+    for (const auto& route : phase.routes) {
+      double l = 0;
+      for (int g : route) l += inputs[first_latency + size_t(g)];
+      slowest = std::max(slowest, l);
+    }
+    waited += slowest;
+    total += slowest + makespan;
+  }
+  if (latency) *latency = waited;
+  return total;
+}
+
+// A pipelined step (pattern.h: a segmented chain of h hops) sends n bytes as S segments in h + S - 1 repeats of
+// n / S each; S is ceil(n / segment) with a `segment`, else the power of two with the least time (the first wins a
+// tie), as CommEngine chooses it.
+FabricCommEngine::StepCost FabricCommEngine::cost_of(const Step& step, std::span<const double> inputs) const {
+  const size_t at = size_t(first_bw_) + 2 * links_.size();
+  StepCost c;
+  c.repeat = step.repeat;
+  if (op_.halo) {
+    c.message_bytes = inputs[at];
+    c.time_s = step_time(step, inputs, inputs.data() + at, &c.latency_s, &c.error);
+    return c;
+  }
+  const double n = inputs[at] * step.size_factor, segment = inputs[at + 1];
+  double sizes[kSizeKinds] = {n, 0, 0};
+  if (step.pipeline_hops <= 0) {
+    c.message_bytes = n;
+    c.time_s = step_time(step, inputs, sizes, &c.latency_s, &c.error);
+    return c;
+  }
+  auto price = [&](double segments) {
+    StepCost t;
+    t.segments = segments;
+    t.repeat = double(step.pipeline_hops) + segments - 1;
+    t.message_bytes = n / segments;
+    double part[kSizeKinds] = {n / segments, 0, 0};
+    t.time_s = step_time(step, inputs, part, &t.latency_s, &t.error);
+    return t;
+  };
+  if (n <= 0) return price(1);
+  if (segment > 0) return price(std::max(1.0, std::ceil(n / segment)));
+  StepCost best = price(1);
+  for (double segments = 2; segments <= n && segments <= 0x1p40 && best.error.empty(); segments *= 2) {
+    StepCost t = price(segments);
+    if (!t.error.empty()) return t;
+    if (t.repeat * t.time_s < best.repeat * best.time_s) best = std::move(t);
+  }
+  return best;
+}
+
+double FabricCommEngine::time(std::span<const double> inputs) const {
+  double t = 0;
+  for (const Step& step : steps_) {
+    StepCost c = cost_of(step, inputs);
+    if (!c.error.empty() || std::isnan(c.time_s)) return NAN;
+    t += c.repeat * c.time_s;
+  }
+  return t;
+}
+
+ir::EngineResult FabricCommEngine::run(std::span<const double> inputs) const {
+  ir::EngineResult r;
+  auto& d = r.detail;
+  d["operation"] = op_.what;
+  if (!op_.algorithm.empty()) d["algorithm"] = op_.algorithm;
+  d["comm_model"] = "fabric";
+  d["transport"] = transport_name(op_.transport);
+  d["ranks"] = op_.ranks;
+  d["nodes"] = op_.nodes;
+  d["ranks_per_node"] = op_.ranks_per_node;
+  if (op_.halo) {
+    const Grid& g = op_.grid;
+    d["grid"] = g.dims == 3 ? nlohmann::ordered_json::array({g.extent[0], g.extent[1], g.extent[2]})
+                            : nlohmann::ordered_json::array({g.extent[0], g.extent[1]});
+    d["periodic"] = g.periodic;
+    d["neighbours"] = g.neighbours;
+  }
+  d["overhead_s"] = inputs[size_t(first_bw_) - 1];
+  const size_t at = size_t(first_bw_) + 2 * links_.size();
+  auto steps = nlohmann::ordered_json::array();
+  double total = 0, count = 0, segments = 0;
+  for (const Step& step : steps_) {
+    StepCost c = cost_of(step, inputs);
+    if (!c.error.empty() || std::isnan(c.time_s)) {
+      r.error = c.error.empty() ? fmt::format("{}: no result", step.what) : c.error;
+      r.time_s = NAN;
+      return r;
+    }
+    total += c.repeat * c.time_s;
+    count += c.repeat * step.steps_each;
+    if (step.pipeline_hops > 0) segments = c.segments;
+    nlohmann::ordered_json j;
+    j["step"] = step.what;
+    j["repeat"] = c.repeat;
+    if (step.pipeline_hops > 0) {
+      j["hops"] = step.pipeline_hops;
+      j["segments"] = c.segments;
+    }
+    j["messages"] = step.messages;
+    if (op_.halo) {
+      for (int k = 0; k < kSizeKinds; ++k) j[fmt::format("{}_bytes", kKindNames[k])] = inputs[at + size_t(k)];
+    } else {
+      j["message_bytes"] = c.message_bytes;
+    }
+    // The link whose bytes take longest at its full bandwidth: what bounds the step from below.
+    std::vector<double> load(links_.size(), 0);
+    double sizes[kSizeKinds] = {c.message_bytes, 0, 0};
+    const double* size_of = op_.halo ? inputs.data() + at : sizes;
+    for (const Phase& phase : step.phases) {
+      const cg::Plan& plan = phase.engine->plan();
+      const auto& flows = phase.engine->flows();
+      for (int f = 0; f < plan.flow_count; ++f) {
+        double bytes = size_of[flows[size_t(f)].size_input];
+        for (int h = plan.path_begin[size_t(f)]; h < plan.path_begin[size_t(f) + 1]; ++h)
+          load[size_t(phase.link_of_input[size_t(plan.hop_link[size_t(h)])])] += bytes;
+      }
+    }
+    int busiest = -1;
+    double busiest_s = 0;
+    for (size_t g = 0; g < links_.size(); ++g) {
+      double bw = inputs[size_t(first_bw_) + g];
+      double s = load[g] > 0 ? load[g] / bw : 0;
+      if (s > busiest_s) {
+        busiest_s = s;
+        busiest = int(g);
+      }
+    }
+    if (busiest >= 0) {
+      j["busiest_link"] = link_names_[size_t(busiest)];
+      j["busiest_link_bytes"] = load[size_t(busiest)];
+      j["busiest_link_s"] = busiest_s;
+    }
+    j["latency_s"] = c.latency_s;
+    j["time_s"] = c.time_s;
+    steps.push_back(std::move(j));
+  }
+  d["steps"] = std::move(steps);
+  r.time_s = total;
+  r.terms.push_back({"steps", count, support::Dim::count()});
+  if (segments > 0) r.terms.push_back({"segments", segments, support::Dim::count()});
+  return r;
+}
+
+std::string FabricCommEngine::describe() const {
+  std::string s = fmt::format("{}{} over {} ranks on {} nodes ({} per node); fabric, {}", op_.what,
+                              op_.algorithm.empty() ? "" : " (" + op_.algorithm + ")", op_.ranks, op_.nodes,
+                              op_.ranks_per_node, transport_name(op_.transport));
+  for (const Step& step : steps_) {
+    std::string repeat =
+        step.pipeline_hops > 0 ? fmt::format("({} + S - 1)", step.pipeline_hops) : fmt::format("{}", step.repeat);
+    size_t routes = 0;
+    for (const Phase& p : step.phases) routes += p.routes.size();
+    s += fmt::format("\n{} x{}: {} messages, {} phase{}, {} distinct routes", step.what, repeat, step.messages,
+                     step.phases.size(), step.phases.size() == 1 ? "" : "s", routes);
+  }
+  return s;
+}
+
+}  // namespace gpm::mpi

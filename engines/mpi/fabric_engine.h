@@ -1,0 +1,88 @@
+// fabric_engine.h: MPI operations priced on the machine's fabric (`comm_model = fabric`): every message of a step is
+// a flow routed over the declared links and the step's flows share them (the congestion engine), so the GPUs'
+// links, the switches, the NICs and the cluster's network set the time instead of fitted constants.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engines/congestion/engine.h"
+#include "engines/mpi/pattern.h"
+#include "ir/engine.h"
+#include "ir/topology.h"
+
+namespace gpm::mpi {
+
+// Where each rank's bytes start and end: its GPU, and with host staging the host memory nearest to that GPU.
+struct FabricPlacement {
+  std::vector<int> gpu;     // per rank: a component
+  std::vector<int> memory;  // per rank (staged transport only): a component
+};
+
+// Inputs: [tau, when the flows cross links of PCIe arbitration] [overhead: software latency of each step's messages]
+// [bandwidth of each directed link of link_inputs()] [latency of each of them] [sizes: face, edge, corner for a
+// halo; the operation's bytes and its pipeline segment (0: the fastest segment count) for a collective].
+class FabricCommEngine : public ir::Engine {
+ public:
+  struct Operation {
+    std::string what;       // "halo" or the collective
+    std::string algorithm;  // empty for a halo
+    Transport transport = Transport::GpuDirect;  // GpuDirect: GPU to GPU; Staged: through host memory
+    int64_t ranks = 0, nodes = 0, ranks_per_node = 0;
+    bool halo = false;
+    Grid grid;
+  };
+  // A collective's rounds (collective_rounds with keep_messages) or a halo's messages (then `rounds` is empty).
+  // Null with `error` set (and `error_step` naming the step) when a message has no route or the flows of a step
+  // cross links of different arbitrations.
+  static std::shared_ptr<FabricCommEngine> build(const ir::Topology& topology,
+                                                 const engines::congestion::FabricMap& fabrics,
+                                                 const ir::LinkCostFn& cost, Operation op,
+                                                 const FabricPlacement& placement, const std::vector<Round>& rounds,
+                                                 const std::vector<HaloMessage>& halo, std::string& error);
+
+  std::string name() const override { return "mpi-fabric"; }
+  double time(std::span<const double> inputs) const override;
+  ir::EngineResult run(std::span<const double> inputs) const override;
+  std::string describe() const override;
+
+  bool uses_tau() const { return uses_tau_; }
+  // The directed links (link, direction) whose bandwidths, then latencies, are inputs.
+  const std::vector<std::pair<int, int>>& link_inputs() const { return links_; }
+  int size_inputs() const { return op_.halo ? kSizeKinds : 2; }
+
+ private:
+  FabricCommEngine() = default;
+  // One congestion problem of a step: its flows, and for each input link of its engine the global link index.
+  struct Phase {
+    std::shared_ptr<engines::congestion::CongestionEngine> engine;
+    std::vector<int> link_of_input;             // engine link input -> index into links_
+    std::vector<std::vector<int>> routes;       // distinct routes, as indices into links_ (for their latency)
+    std::string what;                           // "device to host", "host to host", "host to device", or ""
+  };
+  struct Step {
+    std::string what;
+    double size_factor = 1, repeat = 1, steps_each = 1;
+    int64_t pipeline_hops = 0;
+    int64_t messages = 0;
+    std::vector<Phase> phases;  // run one after another
+  };
+  struct StepCost {
+    double time_s = 0;  // one repeat
+    double repeat = 1, segments = 0, message_bytes = 0, latency_s = 0;
+    std::string error;
+  };
+  StepCost cost_of(const Step& step, std::span<const double> inputs) const;
+  // One repeat of a step with messages of `sizes` (kSizeKinds entries): its phases' latencies and makespans.
+  double step_time(const Step& step, std::span<const double> inputs, const double* sizes, double* latency,
+                   std::string* error) const;
+
+  Operation op_;
+  std::vector<Step> steps_;
+  std::vector<std::pair<int, int>> links_;
+  std::vector<std::string> link_names_;
+  bool uses_tau_ = false;
+  int first_bw_ = 0;  // index of the first bandwidth input
+};
+
+}  // namespace gpm::mpi

@@ -1,0 +1,43 @@
+// lower_mpi.h: what the lowering of MPI operations shares between lower_mpi.cpp (the machine's section, the
+// fitted models) and lower_mpi_fabric.cpp (operations priced on the machine's links).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "engines/mpi/pattern.h"
+#include "ir/ir.h"
+
+namespace gpm::lower {
+
+// What the operations need from the machine's section: the input values (thresholds, fits, copy costs), which fits
+// exist, and the static layout choices (ranks per node and socket, mapping, default model). A machine without an
+// `mpi` section gets the defaults: one rank per GPU of a node, a linear mapping, the fabric model.
+struct MpiMachineInfo {
+  std::vector<ir::ValueId> inputs;  // mpi::in::kMachineInputs values
+  mpi::FitTable fits;
+  mpi::CommModel model = mpi::CommModel::KModel;
+  mpi::Mapping mapping;
+  ir::SourceRange mapping_range;
+  int64_t ranks_per_node = 1, ranks_per_socket = 1;
+  bool has_copy = false, has_pin = false;
+  mpi::FatTree tree;            // the machine's network section, if any
+  int64_t leaf_switches = 0;    // > 0: the tree's leaves, which bound the nodes an operation may use
+  ir::SourceRange network_range;
+  ir::ValueId overhead = ir::kNoValue;  // the fabric model's software latency of each message
+  bool from_section = true;     // false: the defaults of a machine without an `mpi` section
+};
+
+// One operation to price on the fabric: its ranks' layout, its transport, and its pattern (a halo's grid or a
+// collective and its algorithm); `sizes` are its size inputs (face, edge, corner, or bytes and segment).
+struct MpiFabricRequest {
+  std::string name;  // the statement's operation: "halo", "allreduce", ...
+  mpi::Layout layout;
+  mpi::Transport transport = mpi::Transport::GpuDirect;
+  bool halo = false;
+  mpi::Grid grid;
+  mpi::Collective collective = mpi::Collective::Allreduce;
+  mpi::Algorithm algorithm = mpi::Algorithm::Ring;
+  std::vector<ir::ValueId> sizes;
+};
+
+}  // namespace gpm::lower

@@ -1,0 +1,167 @@
+// lower_mpi_fabric.cpp: MPI operations on the fabric model: each rank on a GPU of its node, each message a flow over
+// the machine's routes (engines/mpi/fabric_engine.h), the links' bandwidths and latencies as the engine's inputs.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "engines/congestion/engine.h"
+#include "engines/mpi/fabric_engine.h"
+#include "lower/lower.h"
+#include "lower/lower_mpi.h"
+
+namespace gpm::lower {
+
+using namespace frontend;
+
+namespace {
+
+// The node a component belongs to: N for a cluster's `node[N].` paths (lower_cluster.cpp), 0 for a machine that
+// describes one node, -1 for the cluster's own switches.
+int64_t node_of_path(const std::string& path) {
+  if (!path.starts_with("node[")) return path.starts_with("leaf[") || path.starts_with("spine[") ? -1 : 0;
+  return std::stoll(path.substr(5, path.find(']') - 5));
+}
+
+}  // namespace
+
+// A machine without an `mpi` section: one rank per GPU of a node (node[0]'s, for a cluster), mapped linearly, and
+// the fabric model, which needs no fitted constant.
+std::shared_ptr<MpiMachineInfo> Lowerer::fabric_mpi_defaults(const MachineDecl& machine) {
+  int64_t gpus = 0;
+  for (int g : components_of_kind(m_.topology, "gpu")) gpus += node_of_path(m_.topology.components[size_t(g)].path) == 0;
+  if (gpus == 0) return nullptr;
+  auto info = std::make_shared<MpiMachineInfo>();
+  info->from_section = false;
+  info->model = mpi::CommModel::Fabric;
+  info->ranks_per_node = gpus;
+  info->ranks_per_socket = gpus;
+  info->overhead = b_.constant(0, Dim::seconds(), machine.name_range);
+  return info;
+}
+
+std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMachineInfo& info,
+                                                    const MpiFabricRequest& request) {
+  const mpi::Layout& layout = request.layout;
+  // Each node's GPUs in declaration order: the node's i-th rank runs on its i-th GPU.
+  std::vector<std::vector<int>> gpus_of_node;
+  for (int g : components_of_kind(m_.topology, "gpu")) {
+    int64_t node = node_of_path(m_.topology.components[size_t(g)].path);
+    if (node < 0) continue;
+    if (size_t(node) >= gpus_of_node.size()) gpus_of_node.resize(size_t(node) + 1);
+    gpus_of_node[size_t(node)].push_back(g);
+  }
+  mpi::FabricPlacement placement;
+  placement.gpu.resize(size_t(layout.ranks));
+  std::vector<int64_t> placed(gpus_of_node.size(), 0);
+  for (int64_t r = 0; r < layout.ranks; ++r) {
+    size_t node = size_t(layout.node[size_t(r)]);
+    if (node >= gpus_of_node.size() || gpus_of_node[node].empty()) {
+      diags_.error(DiagKind::InvalidMapping, s.range,
+                   fmt::format("`mpi {}` over {} ranks puts rank {} on node {}, and machine `{}` describes {} "
+                               "node{} with GPUs: the fabric model places each rank on a GPU of its node{}",
+                               request.name, layout.ranks, r, node, m_.machine_name, gpus_of_node.size(),
+                               gpus_of_node.size() == 1 ? "" : "s",
+                               m_.topology.node_count != kNoValue && gpus_of_node.size() == 1 &&
+                                       eager_value(m_.topology.node_count) > 1
+                                   ? " (a machine's `nodes` count does not describe the others: give it a `cluster` "
+                                     "section)"
+                                   : ""));
+      if (info.mapping_range.file != kNoFile) diags_.note(info.mapping_range, "the mapping is given here");
+      return std::nullopt;
+    }
+    int64_t slot = placed[node]++;
+    if (slot >= int64_t(gpus_of_node[node].size())) {
+      diags_.error(DiagKind::InvalidMapping, s.range,
+                   fmt::format("`mpi {}` over {} ranks puts {} or more ranks on node {}, which has {} GPU{}: the "
+                               "fabric model places one rank on each GPU",
+                               request.name, layout.ranks, slot + 1, node, gpus_of_node[node].size(),
+                               gpus_of_node[node].size() == 1 ? "" : "s"));
+      if (info.mapping_range.file != kNoFile) diags_.note(info.mapping_range, "the mapping is given here");
+      return std::nullopt;
+    }
+    placement.gpu[size_t(r)] = gpus_of_node[node][size_t(slot)];
+  }
+  if (request.transport != mpi::Transport::Staged) {
+    // GPUs without peer access (`peer_access = 0`) cannot write to each other; the model still moves the messages
+    // GPU to GPU, and says so.
+    for (int g : placement.gpu)
+      if (!peer_access(g, s.range)) {
+        diags_.warning(DiagKind::ModelSubstituted, s.range,
+                       fmt::format("gpu `{}` has no peer access (peer_access = 0), and the fabric model moves the "
+                                   "messages of `mpi {}` from GPU to GPU all the same; `transport = staged` moves them "
+                                   "through host memory",
+                                   m_.topology.components[size_t(g)].path, request.name));
+        break;
+      }
+  }
+  if (request.transport == mpi::Transport::Staged) {
+    // Host staging goes through the host memory nearest each rank's GPU (fewest links, then declaration order).
+    placement.memory.resize(placement.gpu.size());
+    for (size_t r = 0; r < placement.gpu.size(); ++r) {
+      placement.memory[r] = nearest_of_kind(m_.topology, placement.gpu[r], "memory");
+      if (placement.memory[r] < 0) {
+        diags_.error(DiagKind::NoPath, s.range,
+                     fmt::format("`mpi {}` stages its messages through host memory, and no `memory` component is "
+                                 "reachable from `{}`",
+                                 request.name, m_.topology.components[size_t(placement.gpu[r])].path));
+        return std::nullopt;
+      }
+    }
+  }
+
+  mpi::FabricCommEngine::Operation op;
+  op.what = request.halo ? "halo" : mpi::collective_name(request.collective);
+  op.algorithm = request.halo ? "" : mpi::algorithm_name(request.algorithm);
+  op.transport = request.transport;
+  op.ranks = layout.ranks;
+  op.nodes = layout.nodes;
+  op.ranks_per_node = layout.ranks_per_node;
+  op.halo = request.halo;
+  op.grid = request.grid;
+  std::vector<mpi::Round> rounds;
+  std::vector<mpi::HaloMessage> halo;
+  uint64_t messages = 0;
+  std::string error;
+  if (request.halo) {
+    halo = mpi::halo_messages(request.grid, layout.ranks, error);
+    if (!error.empty()) {
+      diags_.error(DiagKind::InvalidDecomposition, s.range, fmt::format("`mpi halo`: {}", error));
+      return std::nullopt;
+    }
+    messages = halo.size();
+  } else {
+    rounds = mpi::collective_rounds(layout, request.collective, request.algorithm, true);
+    for (const auto& r : rounds) messages += r.messages.size();
+  }
+  // Every message is a flow (three with staging): refuse what would not fit in memory before building them.
+  if (std::string why; !flows_fit(messages * (request.transport == mpi::Transport::Staged ? 3 : 1), why)) {
+    diags_.error(DiagKind::ModelTooLarge, s.range, fmt::format("`mpi {}` on the fabric: {}", request.name, why));
+    return std::nullopt;
+  }
+  ValueId tau = kNoValue;
+  engines::congestion::FabricMap fabrics = fabric_map(tau);
+  auto engine = mpi::FabricCommEngine::build(m_.topology, fabrics, link_costs(), op, placement, rounds, halo, error);
+  if (!engine) {
+    DiagKind kind = error.find("no path") != std::string::npos ? DiagKind::NoPath : DiagKind::FabricError;
+    diags_.error(kind, s.range, fmt::format("`mpi {}` on the fabric: {}", request.name, error));
+    return std::nullopt;
+  }
+  EngineCall call{engine, {}};
+  if (engine->uses_tau()) {
+    if (tau == kNoValue) {  // sema requires tau; a guard for hand-built programs
+      diags_.error(DiagKind::MissingAttribute, s.range, "PCIe arbitration needs `tau`");
+      return std::nullopt;
+    }
+    call.inputs.push_back(tau);
+  }
+  call.inputs.push_back(info.overhead != kNoValue ? info.overhead : b_.constant(0, Dim::seconds(), s.range));
+  for (auto [link, dir] : engine->link_inputs()) call.inputs.push_back(m_.topology.links[size_t(link)].bw[dir]);
+  for (auto [link, dir] : engine->link_inputs()) {
+    ValueId latency = m_.topology.links[size_t(link)].latency[dir];
+    call.inputs.push_back(latency != kNoValue ? latency : b_.constant(0, Dim::seconds(), s.range));
+  }
+  call.inputs.insert(call.inputs.end(), request.sizes.begin(), request.sizes.end());
+  return call;
+}
+
+}  // namespace gpm::lower

@@ -1,0 +1,191 @@
+// mpi_fabric_test.cpp: the fabric model of MPI operations: steps' messages as flows on hand-built topologies, against
+// times computed by hand and against the postal model on a non-blocking switch; the kept messages of every
+// collective and halo against their statistics.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "engines/mpi/fabric_engine.h"
+#include "engines/mpi/mpi_engine.h"
+#include "test_support.h"
+
+using namespace gpm;
+using namespace gpm::mpi;
+namespace cg = gpm::engines::congestion;
+
+namespace {
+
+bool near(double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); }
+
+using test::Net;
+
+// p GPUs on one switch (a non-blocking crossbar, as a DGX's NVSwitch is modelled).
+Net star(int p, std::vector<int>& gpus) {
+  Net n;
+  int sw = n.add("switch", "sw");
+  for (int i = 0; i < p; ++i) {
+    gpus.push_back(n.add("gpu", "g[" + std::to_string(i) + "]"));
+    n.link(sw, gpus.back());
+  }
+  return n;
+}
+
+// The engine's inputs: overhead, every link input's bandwidth, then its latency, then the sizes.
+std::vector<double> inputs_for(const FabricCommEngine& e, double bw, double latency, std::vector<double> sizes,
+                               double overhead = 0) {
+  std::vector<double> in = {overhead};
+  for (size_t i = 0; i < e.link_inputs().size(); ++i) in.push_back(bw);
+  for (size_t i = 0; i < e.link_inputs().size(); ++i) in.push_back(latency);
+  in.insert(in.end(), sizes.begin(), sizes.end());
+  return in;
+}
+
+std::shared_ptr<FabricCommEngine> collective_on(const Net& n, const std::vector<int>& gpus, Collective c,
+                                                Algorithm a, Transport transport = Transport::GpuDirect,
+                                                std::vector<int> memory = {}) {
+  Layout layout = make_layout(int64_t(gpus.size()), int64_t(gpus.size()), int64_t(gpus.size()), Mapping{});
+  FabricCommEngine::Operation op;
+  op.what = collective_name(c);
+  op.algorithm = algorithm_name(a);
+  op.transport = transport;
+  op.ranks = layout.ranks;
+  op.nodes = 1;
+  op.ranks_per_node = layout.ranks;
+  FabricPlacement placement{gpus, memory};
+  std::string error;
+  auto e = FabricCommEngine::build(n.t, cg::FabricMap{}, {}, op, placement, collective_rounds(layout, c, a, true), {},
+                                   error);
+  REQUIRE_MESSAGE(e, error);
+  return e;
+}
+
+}  // namespace
+
+TEST_CASE("fabric: a ring all-reduce on a switch takes 2 (p - 1) steps of n / p over a GPU's link") {
+  std::vector<int> gpus;
+  Net n = star(8, gpus);
+  auto e = collective_on(n, gpus, Collective::Allreduce, Algorithm::Ring);
+  const double bytes = double(1 << 30), bw = 300e9, latency = 1e-6;
+  double t = e->time(inputs_for(*e, bw, latency, {bytes, 0}));
+  // Each step: every GPU sends n / p to the next, one flow on each direction of each GPU link: no sharing.
+  CHECK(near(t, 14 * (2 * latency + bytes / 8 / bw)));
+  CHECK(near(e->run(inputs_for(*e, bw, latency, {bytes, 0})).time_s, t));
+}
+
+TEST_CASE("fabric: on a non-blocking switch the model equals the postal model of the route") {
+  std::vector<int> gpus;
+  Net n = star(8, gpus);
+  const double bw = 100e9, latency = 2e-6, bytes = 3e6;
+  for (auto [c, a] : {std::pair{Collective::Allreduce, Algorithm::RecursiveDoubling},
+                      std::pair{Collective::Bcast, Algorithm::BinomialTree},
+                      std::pair{Collective::Reduce, Algorithm::Rabenseifner},
+                      std::pair{Collective::Allgather, Algorithm::Ring},
+                      std::pair{Collective::Alltoall, Algorithm::Pairwise},
+                      std::pair{Collective::ReduceScatter, Algorithm::RecursiveHalving}}) {
+    CAPTURE(collective_name(c));
+    auto fabric = collective_on(n, gpus, c, a);
+    Choice postal;
+    postal.model = CommModel::Postal;
+    postal.fits.postal[size_t(FitTable::index(Locality::IntraSocket, Protocol::Rendezvous))] = true;
+    Layout layout = make_layout(8, 8, 8, Mapping{});
+    auto reference = CommEngine::collective(postal, layout, c, a);
+    std::vector<double> in(size_t(in::kMachineInputs), 0);
+    in[size_t(in::fit(Locality::IntraSocket, Protocol::Rendezvous))] = 2 * latency;  // two links on every route
+    in[size_t(in::fit(Locality::IntraSocket, Protocol::Rendezvous)) + 1] = 1 / bw;
+    in[size_t(in::kTaper)] = 1;
+    in.push_back(bytes);
+    in.push_back(0);
+    // Every rank sends at most one message a step, so the links carry one flow each way.
+    CHECK(near(fabric->time(inputs_for(*fabric, bw, latency, {bytes, 0})), reference->time(in)));
+  }
+}
+
+TEST_CASE("fabric: messages that share an up-link share its bandwidth") {
+  // Two pairs of GPUs under two leaf switches joined by one link: a ring of four crosses it once each way.
+  Net n;
+  int a = n.add("switch", "a"), b = n.add("switch", "b");
+  std::vector<int> gpus;
+  for (int i = 0; i < 4; ++i) gpus.push_back(n.add("gpu", "g[" + std::to_string(i) + "]"));
+  n.link(a, gpus[0]);
+  n.link(a, gpus[1]);
+  n.link(b, gpus[2]);
+  n.link(b, gpus[3]);
+  n.link(a, b);
+  // Recursive doubling, step 2: 0 <-> 2 and 1 <-> 3 both cross a <-> b, two flows each way.
+  auto e = collective_on(n, gpus, Collective::Allreduce, Algorithm::RecursiveDoubling);
+  const double bw = 10e9, bytes = 1e9;
+  double t = e->time(inputs_for(*e, bw, 0, {bytes, 0}));
+  CHECK(near(t, bytes / bw + 2 * bytes / bw));  // step 1 alone on its links; step 2 at half the link each
+  auto r = e->run(inputs_for(*e, bw, 0, {bytes, 0}));
+  CHECK(r.detail["steps"][1]["busiest_link"].get<std::string>().find("a -> b") != std::string::npos);
+  CHECK(near(r.detail["steps"][1]["busiest_link_s"].get<double>(), 2 * bytes / bw));
+}
+
+TEST_CASE("fabric: host staging is three phases through each GPU's memory") {
+  // Two GPUs, each with its own host memory, the memories joined by a network link.
+  Net n;
+  int m0 = n.add("memory", "m0"), m1 = n.add("memory", "m1");
+  int g0 = n.add("gpu", "g0"), g1 = n.add("gpu", "g1");
+  n.link(m0, g0);
+  n.link(m1, g1);
+  n.link(m0, m1);
+  auto e = collective_on(n, {g0, g1}, Collective::Bcast, Algorithm::BinomialTree, Transport::Staged, {m0, m1});
+  const double bw = 10e9, latency = 1e-6, bytes = 1e8, overhead = 3e-6;
+  double t = e->time(inputs_for(*e, bw, latency, {bytes, 0}, overhead));
+  // device to host, host to host, host to device: one link each, one after another.
+  CHECK(near(t, overhead + 3 * (latency + bytes / bw)));
+}
+
+TEST_CASE("fabric: the kept messages of every collective match their statistics") {
+  for (int64_t p : {2, 5, 8, 12}) {
+    Layout layout = make_layout(p, 4, 2, Mapping{});
+    for (auto c : {Collective::Allreduce, Collective::Reduce, Collective::Bcast, Collective::Allgather,
+                   Collective::ReduceScatter, Collective::Barrier, Collective::Alltoall})
+      for (int a = 0; a <= int(Algorithm::RecursiveHalving); ++a) {
+        if (!algorithm_allowed(c, Algorithm(a))) continue;
+        CAPTURE(p);
+        CAPTURE(collective_name(c));
+        CAPTURE(algorithm_name(Algorithm(a)));
+        auto kept = collective_rounds(layout, c, Algorithm(a), true);
+        int64_t messages = 0, expected = 0;
+        for (const auto& r : kept) {
+          CHECK(int64_t(r.messages.size()) == r.stats.messages);
+          messages += int64_t(r.messages.size()) * int64_t(r.repeat);
+        }
+        for (const auto& r : collective_rounds(layout, c, Algorithm(a)))
+          expected += r.stats.messages * int64_t(r.repeat);
+        CHECK(messages == expected);
+      }
+  }
+  Grid grid;
+  grid.dims = 3;
+  grid.extent = {4, 3, 2};
+  grid.neighbours = 26;
+  grid.periodic = false;
+  std::string error;
+  Layout layout = make_layout(24, 8, 4, Mapping{});
+  auto messages = halo_messages(grid, 24, error);
+  CHECK(error.empty());
+  CHECK(int64_t(messages.size()) == halo_pattern(layout, grid, error).messages);
+  halo_messages(grid, 25, error);
+  CHECK(error.find("has 24 ranks, not 25") != std::string::npos);
+}
+
+TEST_CASE("fabric: a message between unconnected GPUs is an error naming the step") {
+  Net n;
+  int a = n.add("switch", "a"), b = n.add("switch", "b");
+  int g0 = n.add("gpu", "g0"), g1 = n.add("gpu", "g1");
+  n.link(a, g0);
+  n.link(b, g1);
+  Layout layout = make_layout(2, 2, 2, Mapping{});
+  FabricCommEngine::Operation op;
+  op.what = "bcast";
+  FabricPlacement placement{{g0, g1}, {}};
+  std::string error;
+  auto e = FabricCommEngine::build(n.t, cg::FabricMap{}, {}, op, placement,
+                                   collective_rounds(layout, Collective::Bcast, Algorithm::BinomialTree, true), {},
+                                   error);
+  CHECK(!e);
+  CHECK(error.find("binomial bcast step 1") == 0);
+  CHECK(error.find("no path") != std::string::npos);
+}
