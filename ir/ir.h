@@ -124,6 +124,12 @@ struct Task {
   std::string track;  // Op, Engine: the resource it occupies on a timeline (`g[0] kernels`, `g[0] copies`, `mpi`...)
   // Op copies priced on a route: the (link, direction) pairs crossed, for the warning on copies in a par.
   std::vector<std::pair<int32_t, int32_t>> route;
+  // Op copies whose time is their route's L+O, then their bytes at the route's bandwidth (AHEAD eq. 10): the flow a
+  // `par` of copies that share a link prices them as (lower/lower_par_copies.cpp). src < 0: none.
+  struct CopyFlow {
+    int32_t src = -1, dst = -1;  // components
+    ValueId bytes = kNoValue, latency = kNoValue;
+  } flow;
 };
 
 struct Module {

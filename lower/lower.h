@@ -124,6 +124,9 @@ class Lowerer {
   // App helpers (lower_app.cpp).
   Task lower_stmt(const frontend::AppDecl& app, const frontend::Stmt& stmt);
   void warn_shared_links(const frontend::Stmt& par, const Task& task);
+  // A `par` whose branches are copies that share a link: one congestion-engine task of their flows, or the par
+  // itself (with warn_shared_links' warning where they share a link it cannot price). lower_par_copies.cpp.
+  Task share_par_copies(const frontend::Stmt& par, Task task);
   void check_fits(int gpu, ValueId bytes, SourceRange site, const std::string& what);
   Task lower_run(const frontend::AppDecl& app, const frontend::Stmt& stmt);
   Task lower_copy(const frontend::Stmt& stmt);

@@ -244,6 +244,7 @@ Task Lowerer::lower_copy(const Stmt& s) {
   if (host_kind == "pinned") {
     task.model = "AHEAD eq. 10, pinned";
     task.value = call_stdlib("ahead_pinned_copy_time", {lo, bytes, bw}, s.range);
+    task.flow = {h2d ? memory : gpu, h2d ? gpu : memory, bytes, lo};
     return task;
   }
   task.model = "AHEAD eq. 9, pageable";
@@ -330,7 +331,7 @@ Task Lowerer::lower_stmt(const AppDecl& app, const Stmt& s) {
     m_.checks.push_back({CheckKind::WholeNumber, task.value, kNoValue, kNoValue, s.expr->range, "an iteration count"});
   }
   for (const auto& child : s.body) lower_into(app, *child, task.children);
-  if (task.kind == TaskKind::Par) warn_shared_links(s, task);
+  if (task.kind == TaskKind::Par) return share_par_copies(s, std::move(task));
   return task;
 }
 
@@ -345,7 +346,8 @@ void Lowerer::check_fits(int gpu, ValueId bytes, SourceRange site, const std::st
 
 // `par` takes the longest of its branches, each priced alone: copies in different branches that cross one link in
 // one direction (or both directions of a link whose `bw_duplex` says what that costs) would share it, which `par`
-// does not model. Says so, once per par, with the first such pair (a `flows` block does share links).
+// does not model unless its branches are single copies (share_par_copies). Says so, once per par, with the first
+// such pair (a `flows` block does share links).
 void Lowerer::warn_shared_links(const Stmt& s, const Task& par) {
   struct Use {
     size_t branch;
@@ -365,8 +367,8 @@ void Lowerer::warn_shared_links(const Stmt& s, const Task& par) {
         const Component& to = m_.topology.components[size_t(hop.direction == 0 ? link.b : link.a)];
         diags_.warning(DiagKind::UnmodelledSharing, s.range,
                        fmt::format("copies in this `par` cross the link {} {} {} together (`{}` and `{}`), but `par` "
-                                   "prices each as if it had the link to itself{}; write them as a `flows` block to "
-                                   "share it",
+                                   "prices each as if it had the link to itself{}; write them as a `flows` block, or "
+                                   "as a `par` of single copies, to share it",
                                    from.path, duplex ? "<->" : "->", to.path, first->name, t.name,
                                    duplex ? ", and the link's `bw_duplex` is not applied" : ""));
         diags_.note(t.range, "the second copy");

@@ -44,6 +44,7 @@ Task Lowerer::lower_peer_copy(const Stmt& s, Task task, ValueId bytes) {
   for (const Hop& hop : *path) task.route.emplace_back(hop.link, hop.direction);
   task.model = "AHEAD eq. 10, GPU to GPU (section IV-C)";
   task.value = call_stdlib("ahead_pinned_copy_time", {cost.lo, bytes, cost.bw}, s.range);
+  task.flow = {src, dst, bytes, cost.lo};
   task.terms = {{"L+O", cost.lo}, {"path bandwidth", cost.bw}};
   return task;
 }
