@@ -27,6 +27,19 @@ std::vector<MpiAttrSpec> collective(const char* algorithms, bool has_bytes, bool
   return v;
 }
 
+// Point-to-point operations (OSU-style latency and bandwidth tests): two ranks of a job, a window of messages.
+std::vector<MpiAttrSpec> point_to_point() {
+  return {
+      {K::Quantity, "ranks", kCount, "", "ranks of the job (default: one node's ranks); `from` and `to` are two of them"},
+      {K::Quantity, "from", kCount, "", "the sending rank (default 0)"},
+      {K::Quantity, "to", kCount, "", "the receiving rank (default 1)"},
+      {K::Quantity, "bytes", kBytes, "", "bytes of each message"},
+      {K::Quantity, "window", kCount, "", "messages sent back to back (default 1)"},
+      {K::Keyword, "model", {}, kModels, "the point-to-point model (default: the machine's)"},
+      {K::Keyword, "transport", {}, kTransports, "where the buffers live (default: host)"},
+  };
+}
+
 const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
   static const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>> table = {
       {"section",
@@ -69,6 +82,8 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
         {K::Quantity, "corner", kBytes, "", "bytes sent to a neighbour sharing a corner (8 or 26 neighbours)"},
         {K::Keyword, "model", {}, kModels, "the point-to-point model (default: the machine's)"},
         {K::Keyword, "transport", {}, kTransports, "where the buffers live (default: host)"}}},
+      {"send", point_to_point()},       // `from` sends to `to`
+      {"sendrecv", point_to_point()},   // and `to` to `from` at the same time
       {"allreduce", collective("recursive_doubling|ring|rabenseifner|binomial_tree", true)},
       {"reduce", collective("binomial_tree|rabenseifner|pipeline", true, true)},
       {"bcast", collective("binomial_tree|scatter_allgather|pipeline", true, true)},

@@ -416,6 +416,34 @@ Task Lowerer::lower_mpi(const Stmt& s) {
                                          grid.neighbours)
                            : fmt::format("mpi halo ({} x {} x {} ranks, {} neighbours)", grid.extent[0], grid.extent[1],
                                          grid.extent[2], grid.neighbours);
+  } else if (s.name == "send" || s.name == "sendrecv") {
+    // OSU-style point-to-point: `window` messages of `bytes` from `from` to `to` (and back, for sendrecv).
+    auto from = count("from", 0, *ranks - 1, 0), to = count("to", 0, *ranks - 1, std::min<int64_t>(1, *ranks - 1));
+    auto window = count("window", 1, 1 << 20, 1);
+    if (!from || !to || !window) return failed;
+    if (*from == *to) {
+      diags_.error(DiagKind::ConflictingAttributes, s.range,
+                   fmt::format("`mpi {}` sends from rank {} to rank {}: the two ranks must differ (`ranks` is {})",
+                               s.name, *from, *to, *ranks));
+      return failed;
+    }
+    size_t sizes_at = inputs.size();
+    inputs.push_back(bytes("bytes", true, "the bytes of each message"));
+    inputs.push_back(b_.constant(0, Dim::byte(), s.range));  // no segments
+    bool both = s.name == "sendrecv";
+    if (choice.model == mpi::CommModel::Fabric) {
+      request.p2p = true;
+      request.from = *from;
+      request.to = *to;
+      request.both = both;
+      request.window = *window;
+      request.sizes.assign(inputs.begin() + std::ptrdiff_t(sizes_at), inputs.end());
+    } else {
+      engine = mpi::CommEngine::point_to_point(choice, layout, s.name,
+                                               mpi::p2p_rounds(layout, *from, *to, both, *window));
+    }
+    title = fmt::format("mpi {} (rank {} {} {}{}, {} ranks)", s.name, *from, both ? "<->" : "->", *to,
+                        *window > 1 ? fmt::format(", window {}", *window) : "", *ranks);
   } else {
     mpi::Collective c = collective_of(s.name);
     mpi::Algorithm alg = mpi::default_algorithm(c);

@@ -37,6 +37,9 @@ struct MpiFabricRequest {
   mpi::Grid grid;
   mpi::Collective collective = mpi::Collective::Allreduce;
   mpi::Algorithm algorithm = mpi::Algorithm::Ring;
+  bool p2p = false;  // `send` or `sendrecv`: `window` messages from `from` to `to` (and back when `both`)
+  int64_t from = 0, to = 1, window = 1;
+  bool both = false;
   std::vector<ir::ValueId> sizes;
 };
 

@@ -110,8 +110,8 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
   }
 
   mpi::FabricCommEngine::Operation op;
-  op.what = request.halo ? "halo" : mpi::collective_name(request.collective);
-  op.algorithm = request.halo ? "" : mpi::algorithm_name(request.algorithm);
+  op.what = request.halo || request.p2p ? request.name : mpi::collective_name(request.collective);
+  op.algorithm = request.halo || request.p2p ? "" : mpi::algorithm_name(request.algorithm);
   op.transport = request.transport;
   op.ranks = layout.ranks;
   op.nodes = layout.nodes;
@@ -129,6 +129,9 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
       return std::nullopt;
     }
     messages = halo.size();
+  } else if (request.p2p) {
+    rounds = mpi::p2p_rounds(layout, request.from, request.to, request.both, request.window, true);
+    for (const auto& r : rounds) messages += r.messages.size();
   } else {
     rounds = mpi::collective_rounds(layout, request.collective, request.algorithm, true);
     for (const auto& r : rounds) messages += r.messages.size();

@@ -91,8 +91,9 @@ std::string fabric_steps_table(const Evaluation& e) {
                                 ? support::format_quantity(s["message_bytes"].get<double>(), support::Dim::byte())
                                 : support::format_quantity(s["face_bytes"].get<double>(), support::Dim::byte()) +
                                       " a face";
-        out += fmt::format("  {:<{}}  x{}  {} messages of {}  {} each", s["step"].get<std::string>(), w,
-                           s["repeat"].get<double>(), s["messages"].get<int64_t>(), bytes,
+        int64_t messages = s["messages"].get<int64_t>();
+        out += fmt::format("  {:<{}}  x{}  {} message{} of {}  {} each", s["step"].get<std::string>(), w,
+                           s["repeat"].get<double>(), messages, messages == 1 ? "" : "s", bytes,
                            format_seconds(s["time_s"].get<double>()));
         if (s.contains("busiest_link"))
           out += fmt::format("; busiest link {} ({}, {} at its bandwidth)", s["busiest_link"].get<std::string>(),

@@ -38,6 +38,20 @@ std::shared_ptr<CommEngine> CommEngine::collective(Choice choice, const Layout& 
   return e;
 }
 
+std::shared_ptr<CommEngine> CommEngine::point_to_point(Choice choice, const Layout& layout, std::string what,
+                                                       std::vector<Round> rounds) {
+  std::shared_ptr<CommEngine> e(new CommEngine());
+  e->choice_ = choice;
+  e->what_ = std::move(what);
+  e->ranks_ = layout.ranks;
+  e->nodes_ = layout.nodes;
+  e->ranks_per_node_ = layout.ranks_per_node;
+  e->ranks_per_socket_ = layout.ranks_per_socket;
+  e->leaves_ = layout.leaves();
+  e->rounds_ = std::move(rounds);
+  return e;
+}
+
 std::vector<double> CommEngine::sizes_of(const Round& round, std::span<const double> inputs) const {
   const double* sizes = inputs.data() + in::kMachineInputs;
   if (halo_) return {sizes[0], sizes[1], sizes[2]};

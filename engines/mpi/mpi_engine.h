@@ -19,6 +19,9 @@ class CommEngine : public ir::Engine {
   static std::shared_ptr<CommEngine> halo(Choice choice, const Layout& layout, const Grid& grid, std::string& error);
   // A collective: its rounds, one size.
   static std::shared_ptr<CommEngine> collective(Choice choice, const Layout& layout, Collective c, Algorithm a);
+  // A point-to-point operation (`send`, `sendrecv`): its rounds (p2p_rounds), one size.
+  static std::shared_ptr<CommEngine> point_to_point(Choice choice, const Layout& layout, std::string what,
+                                                    std::vector<Round> rounds);
 
   std::string name() const override { return "mpi"; }
   double time(std::span<const double> inputs) const override;

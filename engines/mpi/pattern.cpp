@@ -259,6 +259,20 @@ PatternStats halo_pattern(const Layout& l, const Grid& g, std::string& error) {
   return ok ? acc.finish() : PatternStats{};
 }
 
+std::vector<Round> p2p_rounds(const Layout& l, int64_t from, int64_t to, bool both, int64_t window,
+                              bool keep_messages) {
+  auto partner = [&](int64_t r) { return r == from ? to : both && r == to ? from : int64_t(-1); };
+  Round round = one_message_round(l, 1, keep_messages ? 1 : double(window), both ? "sendrecv" : "send", partner,
+                                  keep_messages);
+  if (keep_messages) {
+    std::vector<std::pair<int32_t, int32_t>> all;
+    for (int64_t w = 0; w < window; ++w) all.insert(all.end(), round.messages.begin(), round.messages.end());
+    round.messages = std::move(all);
+  }
+  round.steps_each = keep_messages ? double(window) : 1;
+  return {std::move(round)};
+}
+
 std::vector<HaloMessage> halo_messages(const Grid& grid, int64_t ranks, std::string& error) {
   std::vector<HaloMessage> out;
   visit_halo(grid, ranks, error, [&](int64_t r, int64_t to, int kind) {

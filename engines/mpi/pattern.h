@@ -115,6 +115,12 @@ bool algorithm_allowed(Collective c, Algorithm a);
 // to r + i mod p in round i) instead of one round of statistics: the fabric model needs who sends to whom.
 std::vector<Round> collective_rounds(const Layout& layout, Collective c, Algorithm a, bool keep_messages = false);
 
+// A point-to-point operation (OSU-style): `window` messages from rank `from` to rank `to`, and as many back when
+// `both`. Kept messages: one round holding every message of the window (they are in flight together); otherwise
+// one round of one message each way, repeated `window` times (a rank's messages one after another).
+std::vector<Round> p2p_rounds(const Layout& layout, int64_t from, int64_t to, bool both, int64_t window,
+                              bool keep_messages = false);
+
 // A halo exchange's messages: sender, receiver and size kind (face, edge, corner), every rank's at once.
 struct HaloMessage {
   int32_t from = 0, to = 0;
