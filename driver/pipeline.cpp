@@ -345,15 +345,18 @@ const ParamDecl* Session::param_of_slot(const Compiled& compiled, int32_t slot) 
 }
 
 std::unique_ptr<Compiled> Session::compile_variant(const Compiled& base,
-                                                   const std::vector<std::pair<int32_t, double>>& values) {
+                                                   const std::vector<std::pair<int32_t, double>>& values,
+                                                   const lower::KeywordSettings& keywords) {
   lower::ParamBindings bindings = base.bindings;
   for (const auto& [slot, value] : values) {
     const ParamDecl* decl = param_of_slot(base, slot);
     if (!decl) throw std::logic_error("compile_variant: a slot without a parameter");
     bindings[decl] = value;
   }
+  lower::KeywordSettings words = base.keywords;
+  for (const auto& [name, word] : keywords) words[name] = word;
   try {
-    return lower_checked(base.owners.at(0), base.owners.at(1), std::move(bindings), base.keywords);
+    return lower_checked(base.owners.at(0), base.owners.at(1), std::move(bindings), std::move(words));
   } catch (const ir::ModelTooLarge& e) {
     diags_.error(DiagKind::ModelTooLarge, e.range, e.what());
     return nullptr;

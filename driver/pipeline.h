@@ -59,7 +59,9 @@ class Session {
                                     const std::vector<Setting>& settings);
   // `gpmc sweep` over a shape parameter: `base` lowered again with the given parameter slots bound to other
   // values (the other --set values kept); null, with diagnostics, when that lowering fails.
-  std::unique_ptr<Compiled> compile_variant(const Compiled& base, const std::vector<std::pair<int32_t, double>>& values);
+  // `keywords` replace base's word-valued settings of the same names (a sweep over `comm_model` or `transport`).
+  std::unique_ptr<Compiled> compile_variant(const Compiled& base, const std::vector<std::pair<int32_t, double>>& values,
+                                            const lower::KeywordSettings& keywords = {});
   // The parameter declaration of a slot of a compiled model (null when the slot has none).
   static const frontend::ParamDecl* param_of_slot(const Compiled& compiled, int32_t slot);
   // `gpmc sweep --vary NAME=...`: the slot of the parameter NAME refers to, found as --set finds it (`flag`

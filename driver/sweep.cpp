@@ -66,7 +66,8 @@ backend::SlotValues Sweep::bound_at(uint64_t index) const {
   std::vector<double> at(axes_.size());
   coordinates(index, at.data());
   backend::SlotValues bound = variants_[variant_at(index)].bound;
-  for (size_t k = 0; k < axes_.size(); ++k) bound[size_t(axes_[k].slot)] = at[k];
+  for (size_t k = 0; k < axes_.size(); ++k)
+    if (axes_[k].slot >= 0) bound[size_t(axes_[k].slot)] = at[k];  // a keyword axis chose the model instead
   return bound;
 }
 

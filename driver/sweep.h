@@ -21,6 +21,8 @@ struct SweepAxis {
   std::vector<double> values;
   std::vector<std::string> words;  // a word parameter's words; then `values` are indices into them
   bool shape = false;              // the parameter shapes the model: one compiled model per value
+  // A word-valued setting (`comm_model`, `transport`: slot -1), a shape axis whose words choose the models.
+  bool keyword = false;
   bool is_word() const { return !words.empty(); }
 };
 

@@ -55,12 +55,15 @@ bool compile_shape_variants(Session& session, const Compiled& base, std::vector<
         continue;
       }
       std::vector<std::pair<int32_t, double>> overrides;
+      lower::KeywordSettings keywords;
       std::string where;
       for (size_t j = 0; j < shape.size(); ++j) {
-        overrides.emplace_back(axes[shape[j]].slot, values[j]);
-        where += fmt::format("{}{}={}", j ? ", " : "", axes[shape[j]].name, value_text(axes[shape[j]], values[j]));
+        const SweepAxis& axis = axes[shape[j]];
+        if (axis.keyword) keywords[axis.name] = axis.words.at(size_t(values[j]));
+        else overrides.emplace_back(axis.slot, values[j]);
+        where += fmt::format("{}{}={}", j ? ", " : "", axis.name, value_text(axis, values[j]));
       }
-      auto compiled = session.compile_variant(base, overrides);
+      auto compiled = session.compile_variant(base, overrides, keywords);
       if (!compiled) {
         diags.note({}, fmt::format("while compiling the model for the sweep values {}; no rows are written", where));
         return false;
@@ -72,7 +75,7 @@ bool compile_shape_variants(Session& session, const Compiled& base, std::vector<
         return false;
       }
       for (auto& axis : axes)
-        if (!axis.shape && compiled->module.shape_slots.count(axis.slot)) axis.shape = grew = true;
+        if (!axis.shape && axis.slot >= 0 && compiled->module.shape_slots.count(axis.slot)) axis.shape = grew = true;
       auto index = uint32_t(variants.size());
       variants.push_back({&compiled->module, compiled->bound});
       owned.push_back(std::move(compiled));

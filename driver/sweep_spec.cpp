@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "driver/sweep.h"
+#include "support/suggest.h"
 
 namespace gpm::driver {
 
@@ -79,11 +80,42 @@ bool plan_axes(Session& session, const Compiled& compiled, const std::vector<Var
     return false;
   };
   std::set<int32_t> seen;
+  std::set<std::string> seen_keywords;
   double product = 1;
+  auto too_many = [&] {
+    return usage(fmt::format("the sweep has {:.4g} points or more, above the limit of {}; narrow the ranges, or "
+                             "raise the limit with --max-points if you mean it",
+                             product, max_points));
+  };
   for (const auto& spec : specs) {
     SweepAxis axis;
     axis.name = spec.name;
     std::string label = "--vary " + spec.name;
+    if (auto words = keyword_setting_words(spec.name)) {
+      // A word-valued setting: each of its words lowers the model again (compile_shape_variants).
+      if (!seen_keywords.insert(spec.name).second) return usage(fmt::format("{}: the setting is varied twice", label));
+      if (compiled.keywords.count(spec.name))
+        return usage(fmt::format("{}: `{}` is also given with --set; give it one way", label, spec.name));
+      if (spec.kind != VarySpec::Kind::List)
+        return usage(fmt::format("{}: `{}` takes words; list them, e.g. --vary {}={}", label, spec.name, spec.name,
+                                 fmt::join(*words, ",")));
+      axis.keyword = axis.shape = true;
+      axis.words = *words;
+      for (const auto& part : spec.parts) {
+        auto at = std::find(words->begin(), words->end(), part);
+        if (at == words->end()) {
+          diags.error(DiagKind::InvalidSetValue, {},
+                      fmt::format("{}={}: the value must be one of {}{}", label, part, fmt::join(*words, ", "),
+                                  support::did_you_mean(part, *words)));
+          return false;
+        }
+        axis.values.push_back(double(at - words->begin()));
+      }
+      product *= double(axis.values.size());
+      if (!(product <= double(max_points))) return too_many();
+      axes.push_back(std::move(axis));
+      continue;
+    }
     axis.slot = session.find_slot(compiled, "--vary", spec.name);
     if (axis.slot < 0) return false;
     const ir::ParamInfo& param = compiled.module.params[size_t(axis.slot)];
@@ -103,10 +135,7 @@ bool plan_axes(Session& session, const Compiled& compiled, const std::vector<Var
         axis.values.push_back(index);
       }
       product *= double(axis.values.size());
-      if (!(product <= double(max_points)))
-        return usage(fmt::format("the sweep has {:.4g} points or more, above the limit of {}; narrow the ranges, or "
-                                 "raise the limit with --max-points if you mean it",
-                                 product, max_points));
+      if (!(product <= double(max_points))) return too_many();
       axes.push_back(std::move(axis));
       continue;
     }
@@ -143,10 +172,7 @@ bool plan_axes(Session& session, const Compiled& compiled, const std::vector<Var
       count = std::floor(std::log(b / a) / std::log(f) + 1e-9) + 1;
     }
     product *= count;
-    if (!(count <= double(max_points)) || !(product <= double(max_points)))
-      return usage(fmt::format("the sweep has {:.4g} points or more, above the limit of {}; narrow the ranges, or "
-                               "raise the limit with --max-points if you mean it",
-                               product, max_points));
+    if (!(count <= double(max_points)) || !(product <= double(max_points))) return too_many();
     size_t n = size_t(count);
     if (spec.kind == VarySpec::Kind::List) axis.values = numbers;
     for (size_t i = 0; spec.kind == VarySpec::Kind::Linear && i < n; ++i)

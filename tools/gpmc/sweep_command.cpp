@@ -294,7 +294,8 @@ int run_sweep(const CommonOptions& common, const SweepOptions& options) {
       for (size_t k = 0; k < where.size(); ++k)
         point += fmt::format("{}{}={}", k ? ", " : "", sweep.axes()[k].name, value_text(sweep.axes()[k], where[k]));
       std::set<int32_t> varied;
-      for (const auto& axis : sweep.axes()) varied.insert(int32_t(axis.slot));
+      for (const auto& axis : sweep.axes())
+        if (axis.slot >= 0) varied.insert(int32_t(axis.slot));
       if (options.strict) {
         if (backend::evaluate(sweep.module_at(uint64_t(invalid)), sweep.bound_at(uint64_t(invalid)), diags, ignored,
                               &varied))
