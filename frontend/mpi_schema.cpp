@@ -2,6 +2,7 @@
 #include "frontend/mpi_schema.h"
 
 #include <map>
+#include <string_view>
 
 namespace gpm::frontend {
 namespace {
@@ -24,6 +25,8 @@ std::vector<MpiAttrSpec> collective(const char* algorithms, bool has_bytes, bool
   if (has_bytes) v.push_back({K::Quantity, "bytes", kBytes, "", "bytes of the operation (per rank)"});
   if (has_segment)
     v.push_back({K::Quantity, "segment", kBytes, "", "algorithm = pipeline: bytes per segment (default: the fastest)"});
+  if (std::string_view(algorithms).find("ring") != std::string_view::npos)
+    v.push_back({K::Quantity, "channels", kCount, "", "fabric model, algorithm = ring: rings side by side (default 1)"});
   return v;
 }
 

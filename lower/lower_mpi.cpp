@@ -468,6 +468,19 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     } else {
       inputs.push_back(b_.constant(0, Dim::byte(), s.range));
     }
+    // NCCL-style channels: rings side by side, priced on the fabric (a fitted model has no links to spread them on).
+    if (const Attr* a = find_attr(s.attrs, "channels")) {
+      auto channels = count("channels", 1, 1024, 1);
+      if (!channels) return failed;
+      if (alg != mpi::Algorithm::Ring || choice.model != mpi::CommModel::Fabric) {
+        diags_.error(DiagKind::ConflictingAttributes, a->name_range,
+                     fmt::format("`channels` spreads a ring over rings side by side on the machine's links: it needs "
+                                 "`algorithm = ring` and the fabric model, and this `mpi {}` has {} and the {} model",
+                                 s.name, mpi::algorithm_name(alg), mpi::comm_model_name(choice.model)));
+        return failed;
+      }
+      request.channels = *channels;
+    }
     if (choice.model == mpi::CommModel::Fabric) {
       request.collective = c;
       request.algorithm = alg;
@@ -475,7 +488,8 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     } else {
       engine = mpi::CommEngine::collective(choice, layout, c, alg);
     }
-    title = fmt::format("mpi {} ({}, {} ranks)", s.name, mpi::algorithm_name(alg), *ranks);
+    title = fmt::format("mpi {} ({}, {} ranks{})", s.name, mpi::algorithm_name(alg), *ranks,
+                        request.channels > 1 ? fmt::format(", {} channels", request.channels) : "");
   }
   if (diags_.has_errors()) return failed;
   EngineCall call{engine, inputs};

@@ -39,6 +39,7 @@ struct MpiFabricRequest {
   mpi::Algorithm algorithm = mpi::Algorithm::Ring;
   bool p2p = false;  // `send` or `sendrecv`: `window` messages from `from` to `to` (and back when `both`)
   int64_t from = 0, to = 1, window = 1;
+  int64_t channels = 1;  // a ring's channels (collective_rounds)
   bool both = false;
   std::vector<ir::ValueId> sizes;
 };

@@ -133,7 +133,7 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
     rounds = mpi::p2p_rounds(layout, request.from, request.to, request.both, request.window, true);
     for (const auto& r : rounds) messages += r.messages.size();
   } else {
-    rounds = mpi::collective_rounds(layout, request.collective, request.algorithm, true);
+    rounds = mpi::collective_rounds(layout, request.collective, request.algorithm, true, request.channels);
     for (const auto& r : rounds) messages += r.messages.size();
   }
   // Every message is a flow (three with staging): refuse what would not fit in memory before building them.

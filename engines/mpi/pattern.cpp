@@ -335,7 +335,8 @@ bool algorithm_allowed(Collective c, Algorithm a) {
   }
 }
 
-std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a, bool keep_messages) {
+std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a, bool keep_messages,
+                                     int64_t channels) {
   auto one = [&](double size, double repeat, std::string what, auto partner) {
     return one_message_round(l, size, repeat, std::move(what), partner, keep_messages);
   };
@@ -378,7 +379,39 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a,
     }
   };
   auto ring = [&](double size, double repeat, const char* what) {
-    out.push_back(one(size, repeat, what, [&](int64_t r) { return (r + 1) % p; }));
+    Round round = one(size, repeat, what, [&](int64_t r) { return (r + 1) % p; });
+    if (keep_messages && channels > 1) {
+      // Each node's ranks in rank order, the nodes in the order of their first ranks.
+      std::vector<std::vector<int64_t>> node_ranks(size_t(l.nodes));
+      std::vector<int64_t> node_order;
+      for (int64_t r = 0; r < p; ++r) {
+        auto& list = node_ranks[size_t(l.node[size_t(r)])];
+        if (list.empty()) node_order.push_back(l.node[size_t(r)]);
+        list.push_back(r);
+      }
+      round.messages.clear();
+      std::vector<int64_t> sequence;
+      for (int64_t k = 0; k < channels; ++k) {
+        // Channel k enters the nodes in turn at their ranks k and k + 1 (mod a node's ranks) and leaves by the
+        // other, so that the ring goes from node to node between ranks of the same place in their nodes (the same
+        // NIC rail on a rail-optimised cluster); only an odd number of nodes leaves one crossing off it.
+        sequence.clear();
+        for (size_t j = 0; j < node_order.size(); ++j) {
+          const auto& list = node_ranks[size_t(node_order[j])];
+          size_t g = list.size(), first = size_t(k) % g, last = (size_t(k) + 1) % g;
+          if (j % 2 == 1) std::swap(first, last);
+          sequence.push_back(list[first]);
+          for (size_t i = 1; i < g; ++i)
+            if (size_t at = (first + i) % g; at != last) sequence.push_back(list[at]);
+          if (last != first) sequence.push_back(list[last]);
+        }
+        for (size_t i = 0; i < sequence.size(); ++i)
+          round.messages.emplace_back(int32_t(sequence[i]), int32_t(sequence[(i + 1) % sequence.size()]));
+      }
+      round.size_factor = size / double(channels);
+      round.what = fmt::format("{}, {} channels", what, channels);
+    }
+    out.push_back(std::move(round));
   };
   // Pipelined (segmented) chain, the "pipeline" broadcast of Pjesivac-Grbovic, Angskun, Bosilca, Fagg, Gabriel and
   // Dongarra, "Performance analysis of MPI collective operations", Cluster Computing 10(2), 2007, whose Hockney

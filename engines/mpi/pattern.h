@@ -113,7 +113,11 @@ bool algorithm_allowed(Collective c, Algorithm a);
 
 // With `keep_messages`, every round lists its messages, and the all-to-all is p - 1 rounds of shifts (rank r sends
 // to r + i mod p in round i) instead of one round of statistics: the fabric model needs who sends to whom.
-std::vector<Round> collective_rounds(const Layout& layout, Collective c, Algorithm a, bool keep_messages = false);
+// With kept messages, `channels` > 1 makes a ring algorithm that many rings side by side, each carrying 1 / channels
+// of every step's bytes (NCCL's channels): channel k joins consecutive nodes by their k-th or (k + 1)-th ranks (the
+// same place in both nodes), so the channels spread over the nodes' NICs.
+std::vector<Round> collective_rounds(const Layout& layout, Collective c, Algorithm a, bool keep_messages = false,
+                                     int64_t channels = 1);
 
 // A point-to-point operation (OSU-style): `window` messages from rank `from` to rank `to`, and as many back when
 // `both`. Kept messages: one round holding every message of the window (they are in flight together); otherwise

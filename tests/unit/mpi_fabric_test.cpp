@@ -189,3 +189,32 @@ TEST_CASE("fabric: a message between unconnected GPUs is an error naming the ste
   CHECK(error.find("binomial bcast step 1") == 0);
   CHECK(error.find("no path") != std::string::npos);
 }
+
+TEST_CASE("fabric: the channels of a ring are cycles over every rank, joining nodes at the same place") {
+  for (int64_t nodes : {1, 2, 3, 4}) {
+    Layout layout = make_layout(8 * nodes, 8, 4, Mapping{});
+    auto rounds = collective_rounds(layout, Collective::Allreduce, Algorithm::Ring, true, 8);
+    REQUIRE(rounds.size() == 1);
+    CHECK(rounds[0].size_factor == doctest::Approx(1.0 / double(8 * nodes) / 8));
+    const auto& messages = rounds[0].messages;
+    REQUIRE(messages.size() == size_t(8 * 8 * nodes));
+    int64_t off_place = 0;
+    for (int64_t k = 0; k < 8; ++k) {
+      // Channel k's messages follow one another: every rank sends once and receives once.
+      std::vector<int> sends(size_t(8 * nodes)), receives(size_t(8 * nodes));
+      for (int64_t i = 0; i < 8 * nodes; ++i) {
+        auto [from, to] = messages[size_t(k * 8 * nodes + i)];
+        sends[size_t(from)] += 1;
+        receives[size_t(to)] += 1;
+        if (layout.node[size_t(from)] != layout.node[size_t(to)] && from % 8 != to % 8) ++off_place;
+      }
+      for (int64_t r = 0; r < 8 * nodes; ++r) {
+        CHECK(sends[size_t(r)] == 1);
+        CHECK(receives[size_t(r)] == 1);
+      }
+    }
+    // Between nodes the channels go from a rank to the rank of the same place in the next node, except, with an odd
+    // number of nodes, the wrap from the last to the first.
+    CHECK(off_place == (nodes % 2 == 1 && nodes > 1 ? 8 : 0));
+  }
+}
