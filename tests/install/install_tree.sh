@@ -14,7 +14,8 @@ reference=$(cd "$source" && "$gpmc" eval machines/summit.gpm apps/jacobi2d.gpm)
 first_line=$(head -1 <<< "$reference")
 [[ "$first_line" =~ ^"jacobi2d on summit: "[0-9.]+" "[mu]?s$ ]] || fail "the build tree's gpmc printed: $first_line"
 
-"$cmake" --install "$build" --prefix "$work/prefix" > "$work/install.log" || { cat "$work/install.log"; fail "install"; }
+"$cmake" --install "$build" --prefix "$work/prefix" > "$work/install.log" ||
+  { cat "$work/install.log"; fail "cmake --install"; }
 
 # The bytes the JSON report's provenance gives for stdlib/roofline.gpm (the standard library file gpmc read).
 roofline_bytes() {
@@ -44,7 +45,8 @@ check_prefix() {
     echo "// installed copy" >> "$prefix/share/gpmc/stdlib/roofline.gpm"
   installed_bytes=$(cd / && "$prefix/bin/gpmc" eval "$prefix/share/gpmc/machines/summit.gpm" \
                     "$prefix/share/gpmc/apps/jacobi2d.gpm" --format json | roofline_bytes)
-  [[ $installed_bytes -eq $expected ]] || fail "stdlib/roofline.gpm of $installed_bytes bytes read, not the installed one"
+  [[ $installed_bytes -eq $expected ]] ||
+    fail "a stdlib/roofline.gpm of $installed_bytes bytes was read, not the installed one ($expected)"
   # GPMC_STDLIB still comes first.
   [[ $(cd / && GPMC_STDLIB="$source/stdlib" "$prefix/bin/gpmc" eval "$prefix/share/gpmc/machines/summit.gpm" \
        "$prefix/share/gpmc/apps/jacobi2d.gpm" --format json | roofline_bytes) -eq $(( expected - 18 )) ]] ||
