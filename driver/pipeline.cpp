@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -18,9 +19,18 @@ namespace gpm::driver {
 
 using namespace frontend;
 
+// $GPMC_STDLIB; else share/gpmc/stdlib beside the executable's bin/ (an installed tree, wherever it was moved);
+// else the source tree's stdlib/ the build was configured with (running from the build tree); else nothing.
 std::string default_stdlib_dir() {
   if (const char* env = std::getenv("GPMC_STDLIB"); env && *env) return env;
-  return GPM_STDLIB_DIR;
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    std::filesystem::path installed = (exe.parent_path() / ".." / "share" / "gpmc" / "stdlib").lexically_normal();
+    if (std::filesystem::is_directory(installed, ec)) return installed.string();
+  }
+  if (std::filesystem::is_directory(GPM_STDLIB_DIR, ec)) return GPM_STDLIB_DIR;
+  return {};
 }
 
 Session::Session(Options options)

@@ -117,7 +117,9 @@ class Session {
 // `name` is not such a setting.
 std::optional<std::vector<std::string>> keyword_setting_words(std::string_view name);
 
-// The standard library folder: $GPMC_STDLIB, else the one the build was configured with.
+// The standard library folder: $GPMC_STDLIB, else <folder of the executable>/../share/gpmc/stdlib when it exists
+// (installed), else the source tree's stdlib/ when it exists (the build tree); empty when none is found (the loader
+// then reports it).
 std::string default_stdlib_dir();
 
 }  // namespace gpm::driver

@@ -26,6 +26,12 @@ static std::string canonical_key(const std::string& path) {
 
 bool Loader::load_prelude() {
   if (prelude_count_ > 0) return true;
+  if (options_.stdlib_dir.empty()) {
+    diags_.error(DiagKind::FileNotFound, {},
+                 "cannot find the standard library: set GPMC_STDLIB to its folder (an installed gpmc has it in "
+                 "PREFIX/share/gpmc/stdlib, beside PREFIX/bin/gpmc)");
+    return false;
+  }
   size_t before = diags_.error_count();
   for (const auto& name : options_.prelude) {
     std::string path = (fs::path(options_.stdlib_dir) / (name + ".gpm")).string();
@@ -66,6 +72,7 @@ std::vector<Module*> Loader::modules() const {
 // Files of the standard library are shown as `stdlib/<name>`, wherever it is installed, so that
 // diagnostics do not depend on the build folder.
 std::string Loader::shown_path(const std::string& path) const {
+  if (options_.stdlib_dir.empty()) return path;
   fs::path relative = fs::path(path).lexically_relative(options_.stdlib_dir);
   if (!relative.empty() && *relative.begin() != "..") return (fs::path("stdlib") / relative).string();
   return path;
@@ -74,7 +81,8 @@ std::string Loader::shown_path(const std::string& path) const {
 const Module* Loader::load_root(const std::string& path) { return load(path, canonical_key(path), {}); }
 
 std::string Loader::resolve_import(const std::string& name, const std::string& importer_dir) const {
-  std::vector<std::string> dirs = {importer_dir, options_.stdlib_dir};
+  std::vector<std::string> dirs = {importer_dir};
+  if (!options_.stdlib_dir.empty()) dirs.push_back(options_.stdlib_dir);  // empty is no folder, not the current one
   dirs.insert(dirs.end(), options_.include_dirs.begin(), options_.include_dirs.end());
   for (const auto& dir : dirs) {
     for (const std::string& candidate : {name, name + ".gpm"}) {

@@ -3,7 +3,8 @@
 set -euo pipefail
 PACKAGES=(cmake g++ make antlr4 libantlr4-runtime-dev libfmt-dev nlohmann-json3-dev libcli11-dev doctest-dev
   llvm-14-dev zlib1g-dev libzstd-dev libxml2-dev libffi-dev libncurses-dev libsqlite3-dev nettle-dev pkg-config git
-  python3 jq)  # python3 and jq: the documentation test (tests/docs/check_docs.py) and the tutorial it runs
+  python3 jq help2man)  # python3 and jq: the documentation test (tests/docs/check_docs.py) and the tutorial it runs;
+# help2man: the man page, written from `gpmc --help` at build time (docs/install.md)
 # `--sanitize` (scripts/test.sh --sanitize): clang and its sanitizer and libFuzzer runtimes too.
 if [[ "${1:-}" == "--sanitize" ]]; then PACKAGES+=(clang-14 libclang-rt-14-dev); fi
 missing=()

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tools/gpmc/commands.h"
+#include "tools/gpmc/completion.h"
 #include "tools/gpmc/usage.h"
 
 namespace {
@@ -219,12 +220,18 @@ int main(int argc, char** argv) {
       "      --to machines/summit.gpm\n"
       "Exit status: 0 on success, 1 on any error in the models or the traces. Described in docs/output.md.");
 
+  // Hidden (no group): the shell completion scripts, written from the definitions above (docs/install.md).
+  std::string completion_shell;
+  auto* completion = app.add_subcommand("completion", "Print the bash or zsh completion script of gpmc");
+  completion->group("");
+  completion->add_option("shell", completion_shell, "bash or zsh")
+      ->required()
+      ->check(CLI::IsMember({"bash", "zsh"}));
+
   // CLI11 reports an unknown first word as a missing subcommand; name it instead.
   if (argc > 1 && argv[1][0] != '-') {
     std::string word = argv[1];
-    if (word != "check" && word != "eval" && word != "sweep" && word != "dump-ast" && word != "dump-ir" &&
-        word != "dump-llvm" && word != "search" && word != "validate" &&
-        word != "project") {
+    if (app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == word; }).empty()) {
       std::cerr << "gpmc: error: unknown subcommand `" << word
                 << "` (check, eval, sweep, dump-ast, dump-ir, dump-llvm, search, validate, project) [UsageError]\nRun `gpmc "
                    "--help`.\n";
@@ -245,6 +252,10 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  if (*completion) {
+    std::cout << gpm::cli::completion_script(app, completion_shell);
+    return 0;
+  }
   return run_with_large_stack([&]() -> int {
     if (*check) return gpm::cli::run_check(common, check_files);
     if (*eval) return gpm::cli::run_eval(common, eval_options);

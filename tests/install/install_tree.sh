@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# install_tree.sh: `cmake --install` into a fresh prefix; the installed gpmc then evaluates the installed models from
+# another folder without GPMC_STDLIB, reading the installed standard library, and again once the prefix is moved.
+# install_tree.sh CMAKE BUILD_DIR SOURCE_DIR WORK_DIR GPMC (the build tree's, for the expected first line)
+set -euo pipefail
+cmake=$1 build=$2 source=$3 work=$4 gpmc=$5
+rm -rf "$work"
+mkdir -p "$work"
+unset GPMC_STDLIB
+fail() { echo "FAIL: $*"; exit 1; }
+
+# The first line the build tree's gpmc prints for the source tree's models: `jacobi2d on summit: TIME`.
+reference=$(cd "$source" && "$gpmc" eval machines/summit.gpm apps/jacobi2d.gpm)
+first_line=$(head -1 <<< "$reference")
+[[ "$first_line" =~ ^"jacobi2d on summit: "[0-9.]+" "[mu]?s$ ]] || fail "the build tree's gpmc printed: $first_line"
+
+"$cmake" --install "$build" --prefix "$work/prefix" > "$work/install.log" ||
+  { cat "$work/install.log"; fail "cmake --install"; }
+
+# The bytes the JSON report's provenance gives for stdlib/roofline.gpm (the standard library file gpmc read).
+roofline_bytes() {
+  python3 -c 'import json, sys
+print(next(i["bytes"] for i in json.load(sys.stdin)["provenance"]["inputs"] if i["path"] == "stdlib/roofline.gpm"))'
+}
+
+check_prefix() {
+  local prefix=$1
+  for f in bin/gpmc share/gpmc/stdlib/roofline.gpm share/gpmc/stdlib/project/host_copy.gpm \
+           share/gpmc/machines/summit.gpm share/gpmc/machines/parts/k80.gpm share/gpmc/apps/jacobi2d.gpm \
+           share/gpmc/editors/README.md share/gpmc/editors/vim/syntax/gpm.vim \
+           share/gpmc/editors/vscode/syntaxes/gpm.tmLanguage.json \
+           share/bash-completion/completions/gpmc share/zsh/site-functions/_gpmc; do
+    [[ -f "$prefix/$f" ]] || fail "$prefix/$f was not installed"
+  done
+  [[ -x "$prefix/bin/gpmc" ]] || fail "$prefix/bin/gpmc is not executable"
+  local out status=0
+  out=$(cd / && "$prefix/bin/gpmc" eval "$prefix/share/gpmc/machines/summit.gpm" \
+        "$prefix/share/gpmc/apps/jacobi2d.gpm" 2>&1) || status=$?
+  [[ $status -eq 0 ]] || fail "installed gpmc eval exited with $status: $out"
+  [[ "$(head -1 <<< "$out")" == "$first_line" ]] || fail "first line: $(head -1 <<< "$out")"
+  # The installed standard library is the one read, not the source tree's: its roofline.gpm is made longer here.
+  local installed_bytes expected
+  expected=$(( $(wc -c < "$source/stdlib/roofline.gpm") + 18 ))
+  [[ $(wc -c < "$prefix/share/gpmc/stdlib/roofline.gpm") -eq $expected ]] ||
+    echo "// installed copy" >> "$prefix/share/gpmc/stdlib/roofline.gpm"
+  installed_bytes=$(cd / && "$prefix/bin/gpmc" eval "$prefix/share/gpmc/machines/summit.gpm" \
+                    "$prefix/share/gpmc/apps/jacobi2d.gpm" --format json | roofline_bytes)
+  [[ $installed_bytes -eq $expected ]] ||
+    fail "a stdlib/roofline.gpm of $installed_bytes bytes was read, not the installed one ($expected)"
+  # GPMC_STDLIB still comes first.
+  [[ $(cd / && GPMC_STDLIB="$source/stdlib" "$prefix/bin/gpmc" eval "$prefix/share/gpmc/machines/summit.gpm" \
+       "$prefix/share/gpmc/apps/jacobi2d.gpm" --format json | roofline_bytes) -eq $(( expected - 18 )) ]] ||
+    fail "GPMC_STDLIB was not the standard library read"
+}
+
+check_prefix "$work/prefix"
+mv "$work/prefix" "$work/moved"
+check_prefix "$work/moved"
+echo "installed into $work/prefix and moved to $work/moved: both evaluate with their own standard library"
