@@ -48,6 +48,7 @@ class Session {
   // Loads and parses the prelude and hands it out for other sessions; null, with diagnostics, when it fails.
   std::optional<frontend::ParsedPrelude> parsed_prelude();
   support::SourceManager& sources() { return sources_; }
+  const support::SourceManager& sources() const { return sources_; }
   support::DiagnosticEngine& diags() { return diags_; }
 
   // `gpmc check`: parses, checks and evaluates the constant parts (params, machines) of each file.

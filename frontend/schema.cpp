@@ -76,7 +76,8 @@ const std::map<std::string, std::vector<AttrSpec>, std::less<>>& schemas() {
         {"l2_bytes", kBytes, "bytes moved through the L2 cache (quantitative roofline)"},
         {"shared_bytes", kBytes, "bytes moved through shared memory (quantitative roofline)"},
         {"time", kTime, "explicit time (instead of the roofline)"},
-        {"precision", kCount, "64, 32 or 16: which peak the roofline uses"}}},
+        {"precision", kCount, "64, 32 or 16: which peak the roofline uses"},
+        {"footprint", kBytes, "device memory the kernel's data occupies, checked against the GPU's mem_size"}}},
   };
   return table;
 }

@@ -127,7 +127,7 @@ class Lowerer {
   // A `par` whose branches are copies that share a link: one congestion-engine task of their flows, or the par
   // itself (with warn_shared_links' warning where they share a link it cannot price). lower_par_copies.cpp.
   Task share_par_copies(const frontend::Stmt& par, Task task);
-  void check_fits(int gpu, ValueId bytes, SourceRange site, const std::string& what);
+  void check_fits(int gpu, ValueId bytes, SourceRange site, const std::string& what, const char* who = "copy");
   Task lower_run(const frontend::AppDecl& app, const frontend::Stmt& stmt);
   Task lower_copy(const frontend::Stmt& stmt);
   Task lower_peer_copy(const frontend::Stmt& stmt, Task task, ValueId bytes);  // lower_peer_copy.cpp

@@ -72,6 +72,10 @@ Task Lowerer::lower_run(const AppDecl& app, const Stmt& s) {
   int gpu = placed || mapped || !attrs.count("time") ? gpu_for(s.on ? s.on : kernel->on, s.range) : -1;
   if (gpu >= 0) task.name += " on " + m_.topology.components[size_t(gpu)].path;
   task.track = gpu >= 0 ? m_.topology.components[size_t(gpu)].path + " kernels" : "kernels";
+  // The kernel's working set must fit in the GPU's memory (checked at evaluation, like a copy's buffer).
+  if (attrs.count("footprint") && gpu >= 0)
+    check_fits(gpu, attr_value("footprint", "footprint"), s.range,
+               fmt::format("the footprint of kernel `{}`", kernel->name), "kernel");
   if (attrs.count("time")) {
     task.model = "explicit time";
     task.value = attr_value("time", "time");
@@ -335,13 +339,14 @@ Task Lowerer::lower_stmt(const AppDecl& app, const Stmt& s) {
   return task;
 }
 
-// A copy's bytes on a GPU whose `mem_size` is known must fit in it (checked at evaluation, where sizes are known).
-void Lowerer::check_fits(int gpu, ValueId bytes, SourceRange site, const std::string& what) {
+// A copy's bytes, or a kernel's footprint, on a GPU whose `mem_size` is known must fit in it (checked at evaluation,
+// where sizes are known).
+void Lowerer::check_fits(int gpu, ValueId bytes, SourceRange site, const std::string& what, const char* who) {
   const Component& c = m_.topology.components[size_t(gpu)];
   auto size = c.attrs.find("mem_size");
   if (size == c.attrs.end()) return;
   m_.checks.push_back({CheckKind::AtMost, bytes, kNoValue, size->second, site,
-                       fmt::format("the memory this copy needs on gpu `{}` ({})", c.path, what)});
+                       fmt::format("the memory this {} needs on gpu `{}` ({})", who, c.path, what)});
 }
 
 // `par` takes the longest of its branches, each priced alone: copies in different branches that cross one link in

@@ -162,4 +162,12 @@ void CopyPricer::flush_errors(std::ostream& out) {
   if (failed_) failed_->diags().flush(out);
 }
 
+std::vector<const support::SourceManager*> CopyPricer::sources() const {
+  std::vector<const support::SourceManager*> out;
+  for (const auto* session : {gpu_list_session_.get(), host_session_.get(), device_session_.get()})
+    if (session) out.push_back(&session->sources());
+  for (const auto& [shape, session] : generated_sessions_) out.push_back(&session->sources());
+  return out;
+}
+
 }  // namespace gpm::project

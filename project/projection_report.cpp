@@ -80,7 +80,7 @@ std::string projection_table(const Projection& p) {
   return out;
 }
 
-std::string projection_json(const Projection& p) {
+std::string projection_json(const Projection& p, const nlohmann::ordered_json& provenance) {
   using nlohmann::ordered_json;
   auto errors = [](const validate::ErrorSummary& e) { return ordered_json{{"mape", e.mape}, {"wmape", e.wmape}}; };
   bool have_b = !p.measured_b_path.empty();
@@ -140,6 +140,7 @@ std::string projection_json(const Projection& p) {
     copies.push_back(j);
   }
   doc["copies"] = copies;
+  if (!provenance.is_null()) doc["provenance"] = provenance;
   return doc.dump(2) + "\n";
 }
 

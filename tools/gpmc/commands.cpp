@@ -5,6 +5,8 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <iterator>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -74,19 +76,35 @@ bool write_flows_csv(const backend::Evaluation& evaluation, const std::string& p
   return true;
 }
 
-nlohmann::ordered_json provenance_json(driver::Session& session, const std::vector<std::string>& sets,
-                                       const std::vector<std::string>& varies) {
+nlohmann::ordered_json provenance_json(const std::vector<const support::SourceManager*>& managers,
+                                       const std::vector<std::string>& files, const std::vector<std::string>& sets) {
   nlohmann::ordered_json doc;
   doc["gpmc"] = {{"version", GPM_VERSION}, {"commit", kCommit}};
   nlohmann::ordered_json inputs = nlohmann::ordered_json::array();
-  const support::SourceManager& sources = session.sources();
-  for (support::FileId id = 0; id < support::FileId(sources.file_count()); ++id) {
-    const std::string& path = sources.path(id);
-    if (sources.is_fragment(id) || path.rfind("--", 0) == 0) continue;  // a --set value or a CSV cell, not a file
-    inputs.push_back({{"path", path}, {"bytes", sources.text(id).size()}, {"sha256", support::sha256_hex(sources.text(id))}});
+  std::set<std::string> listed;
+  for (const support::SourceManager* sources : managers)
+    for (support::FileId id = 0; id < support::FileId(sources->file_count()); ++id) {
+      const std::string& path = sources->path(id);
+      if (sources->is_fragment(id) || path.rfind("--", 0) == 0) continue;  // a --set value or a CSV cell, not a file
+      if (!listed.insert(path).second) continue;
+      inputs.push_back(
+          {{"path", path}, {"bytes", sources->text(id).size()}, {"sha256", support::sha256_hex(sources->text(id))}});
+    }
+  for (const std::string& path : files) {
+    if (path.empty() || !listed.insert(path).second) continue;
+    std::ifstream in(path, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) continue;  // it was read moments ago; an input that vanished since is not listed
+    inputs.push_back({{"path", path}, {"bytes", text.size()}, {"sha256", support::sha256_hex(text)}});
   }
   doc["inputs"] = inputs;
   doc["set"] = sets;
+  return doc;
+}
+
+nlohmann::ordered_json provenance_json(driver::Session& session, const std::vector<std::string>& sets,
+                                       const std::vector<std::string>& varies) {
+  nlohmann::ordered_json doc = provenance_json({&session.sources()}, {}, sets);
   if (!varies.empty()) doc["vary"] = varies;
   return doc;
 }

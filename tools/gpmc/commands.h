@@ -77,6 +77,10 @@ driver::Options options_of(const CommonOptions& common);
 // SHA-256; the standard library included) and the --set and --vary values as typed.
 nlohmann::ordered_json provenance_json(driver::Session& session, const std::vector<std::string>& sets,
                                        const std::vector<std::string>& varies = {});
+// The same over the files of several source managers (each path once, in the order first read), and `files` read
+// from disk (binary inputs such as an Nsight SQLite trace) where no source manager holds them.
+nlohmann::ordered_json provenance_json(const std::vector<const support::SourceManager*>& sources,
+                                       const std::vector<std::string>& files, const std::vector<std::string>& sets);
 // The warnings reported so far, for the JSON reports: file, line, column, kind and message of each.
 nlohmann::ordered_json warnings_json(const support::DiagnosticEngine& diags);
 int fail(driver::Session& session);

@@ -32,8 +32,15 @@ int run_project(const CommonOptions& common, const ProjectOptions& options) {
     }
     return failed();
   }
-  std::cout << (options.format == "json" ? project::projection_json(projection)
-                                         : project::projection_table(projection));
+  if (options.format == "json") {
+    std::vector<const support::SourceManager*> inputs = {&sources};
+    for (const auto* pricer : {&model_a, &model_b})
+      for (const auto* s : pricer->sources()) inputs.push_back(s);
+    std::cout << project::projection_json(projection,
+                                          provenance_json(inputs, {options.trace, options.measured_on_b}, {}));
+  } else {
+    std::cout << project::projection_table(projection);
+  }
   return 0;
 }
 
