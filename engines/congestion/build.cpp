@@ -21,17 +21,31 @@ const char* arbitration_name(int a) { return a == int(Arbitration::Pcie) ? "pcie
 std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t, const FabricMap& fabrics,
                                                           std::vector<FlowSpec> flows, bool unordered,
                                                           BuildError& error, const ir::LinkCostFn& cost) {
+  ir::Router router(t, cost);
+  Routes routes;
+  routes.reserve(flows.size());
+  for (const FlowSpec& spec : flows)
+    routes.push_back(spec.src == spec.dst ? std::optional<std::vector<ir::Hop>>(std::vector<ir::Hop>{})
+                                          : router.route(spec.src, spec.dst, "gpu"));
+  auto names = std::make_shared<std::vector<std::string>>();
+  for (const auto& c : t.components) names->push_back(c.path);
+  return build(t, fabrics, std::move(flows), unordered, error, routes, std::move(names));
+}
+
+std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t, const FabricMap& fabrics,
+                                                          std::vector<FlowSpec> flows, bool unordered,
+                                                          BuildError& error, const Routes& routes,
+                                                          std::shared_ptr<const std::vector<std::string>> names) {
   auto e = std::make_shared<CongestionEngine>();
   e->flows_ = std::move(flows);
   e->unordered_ = unordered;
-  for (const auto& c : t.components) e->component_names.push_back(c.path);
+  e->component_names_ = std::move(names);
   Plan& p = e->plan_;
   p.flow_count = int(e->flows_.size());
   if (p.flow_count == 0) {
     error = {-1, "a `flows` block needs at least one flow"};
     return nullptr;
   }
-  ir::Router router(t, cost);
   auto arbitration_of = [&](int link) {
     int a = link < int(fabrics.link_arbitration.size()) ? fabrics.link_arbitration[size_t(link)] : -1;
     return a < 0 ? int(Arbitration::MaxMin) : a;
@@ -49,7 +63,7 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
       error = {f, fmt::format("a flow joins two different components, not `{}` to itself", src)};
       return nullptr;
     }
-    auto found = router.route(spec.src, spec.dst, "gpu");
+    const auto& found = routes[size_t(f)];
     if (!found) {
       error = {f, fmt::format("no path of links carries data from `{}` to `{}` (copies do not pass through a gpu)",
                               src, dst)};
@@ -69,8 +83,7 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
         id = int(e->links_.size());
         e->links_.push_back({hop.link, hop.direction});
         const ir::Link& l = t.links[size_t(hop.link)];
-        e->link_names_.push_back(t.components[size_t(near_end(l, hop.direction))].path + " -> " +
-                                 t.components[size_t(far_end(l, hop.direction))].path);
+        e->link_near_end_.push_back(near_end(l, hop.direction));
         e->link_far_end_.push_back(far_end(l, hop.direction));
       }
       p.hop_link.push_back(id);
@@ -230,9 +243,9 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
 }
 
 std::string CongestionEngine::route_text(int f) const {
-  std::string out = component_names[size_t(flows_[size_t(f)].src)];
+  std::string out = component_name(flows_[size_t(f)].src);
   for (int h = plan_.path_begin[size_t(f)]; h < plan_.path_begin[size_t(f) + 1]; ++h)
-    out += " -> " + component_names[size_t(link_far_end_[size_t(plan_.hop_link[size_t(h)])])];
+    out += " -> " + component_name(link_far_end_[size_t(plan_.hop_link[size_t(h)])]);
   return out;
 }
 

@@ -336,7 +336,7 @@ ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
     nlohmann::ordered_json hops = nlohmann::ordered_json::array();
     for (int h = plan_.path_begin[f]; h < plan_.path_begin[f + 1]; ++h) {
       int k = plan_.hop_link[size_t(h)];
-      if (listed) hops.push_back(link_names_[size_t(k)]);
+      if (listed) hops.push_back(link_name(k));
       LinkUse& u = use[size_t(k)];
       u.bytes += bytes;
       u.flows += 1;
@@ -345,8 +345,8 @@ ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
     }
     if (!listed) continue;
     flows.push_back({{"name", flows_[f].name},
-                     {"src", component_names[size_t(flows_[f].src)]},
-                     {"dst", component_names[size_t(flows_[f].dst)]},
+                     {"src", component_name(flows_[f].src)},
+                     {"dst", component_name(flows_[f].dst)},
                      {"bytes", bytes},
                      {"route", route_text(int(f))},
                      {"links", hops},
@@ -369,11 +369,11 @@ ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
     utilisation[k] = s.makespan > 0 && bw > 0 ? use[k].bytes / (bw * s.makespan) : 0;
   }
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return utilisation[a] != utilisation[b] ? utilisation[a] > utilisation[b] : link_names_[a] < link_names_[b];
+    return utilisation[a] != utilisation[b] ? utilisation[a] > utilisation[b] : link_name(int(a)) < link_name(int(b));
   });
   nlohmann::ordered_json links = nlohmann::ordered_json::array();
   for (size_t k : order)
-    links.push_back({{"link", link_names_[k]},
+    links.push_back({{"link", link_name(int(k))},
                      {"bandwidth", inputs[first_bw + k]},
                      {"flows", use[k].flows},
                      {"bytes", use[k].bytes},
@@ -401,7 +401,7 @@ ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
     for (size_t f = 0; f < flows_.size(); ++f) {
       line.clear();
       fmt::format_to(std::back_inserter(line), "{}{},{},{},{},{},{},{},{}\n", prefix, support::csv_field(flows_[f].name),
-                     component_names[size_t(flows_[f].src)], component_names[size_t(flows_[f].dst)], (*sizes)[f],
+                     component_name(flows_[f].src), component_name(flows_[f].dst), (*sizes)[f],
                      schedule->issued[f], schedule->start[f], schedule->end[f], support::csv_field(route_text(int(f))));
       out << line;
     }

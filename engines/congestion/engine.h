@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,13 @@ class CongestionEngine : public ir::Engine {
   static std::shared_ptr<CongestionEngine> build(const ir::Topology& topology, const FabricMap& fabrics,
                                                  std::vector<FlowSpec> flows, bool unordered, BuildError& error,
                                                  const ir::LinkCostFn& cost = {});
+  // The same with each flow's route already found (nullopt: none), by a router shared among many engines, and the
+  // topology's component names shared with them (many engines on one large machine: the MPI fabric model).
+  using Routes = std::vector<std::optional<std::vector<ir::Hop>>>;
+  static std::shared_ptr<CongestionEngine> build(const ir::Topology& topology, const FabricMap& fabrics,
+                                                 std::vector<FlowSpec> flows, bool unordered, BuildError& error,
+                                                 const Routes& routes,
+                                                 std::shared_ptr<const std::vector<std::string>> names);
 
   std::string name() const override { return "congestion"; }
   double time(std::span<const double> inputs) const override;
@@ -99,7 +107,8 @@ class CongestionEngine : public ir::Engine {
   // Congestion factors of one step with the given flows active (Table I's columns; for tests).
   PcieTrace pcie_step(const std::vector<uint8_t>& active, double tau) const;
 
-  std::vector<std::string> component_names;  // for reports
+  // A component's path, for reports.
+  const std::string& component_name(int c) const { return (*component_names_)[size_t(c)]; }
   // Each flow's place in its source's list as written.
   std::vector<int> written_rank() const;
 
@@ -108,10 +117,15 @@ class CongestionEngine : public ir::Engine {
   Plan plan_;
   std::vector<FlowSpec> flows_;
   std::vector<std::pair<int, int>> links_;
+  std::shared_ptr<const std::vector<std::string>> component_names_;
   std::vector<std::vector<int>> by_source_;  // flows of each compact source, in block order
   std::vector<int> queue_begin_;             // source s's flows at [queue_begin_[s], queue_begin_[s + 1]) of a queue
   std::vector<std::string> source_names_;
-  std::vector<std::string> link_names_;  // per compact directed link: `A -> B` in the direction travelled
+  std::vector<int> link_near_end_;  // per compact directed link: the component it leaves
+  // A compact directed link as `A -> B`, in the direction travelled.
+  std::string link_name(int k) const {
+    return component_name(link_near_end_[size_t(k)]) + " -> " + component_name(link_far_end_[size_t(k)]);
+  }
   std::vector<int> size_input_;   // per flow: index of its size among the size inputs
   std::vector<int> start_input_;  // per flow: index of its start-time input, or -1
   int size_inputs_ = 0, start_inputs_ = 0;

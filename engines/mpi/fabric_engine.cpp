@@ -2,6 +2,7 @@
 // routes' latencies, host staging as three phases, pipelined segments, and the report of each step's busiest link.
 #include "engines/mpi/fabric_engine.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -26,14 +27,20 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build(const ir::Topology& to
   std::map<std::pair<int, int>, int> global;  // (link, direction) -> index into links_
   const bool staged = e->op_.transport == Transport::Staged;
 
-  // The step's messages (sender, receiver, size kind) as one phase of flows, or three with host staging.
+  // First every step's phases as flow lists: the step's messages (sender, receiver, size kind) as one phase of
+  // flows, or three with host staging.
+  struct PhaseSpec {
+    const char* what;
+    std::vector<cg::FlowSpec> flows;
+  };
+  struct StepSpec {
+    Step step;
+    std::vector<PhaseSpec> phases;
+  };
+  std::vector<StepSpec> specs;
   auto add_step = [&](Step step, const std::vector<std::array<int32_t, 3>>& messages) {
     step.messages = int64_t(messages.size());
-    struct PhaseSpec {
-      const char* what;
-      std::vector<cg::FlowSpec> flows;
-    };
-    std::vector<PhaseSpec> phases;
+    StepSpec& spec = specs.emplace_back(StepSpec{std::move(step), {}});
     auto flow = [&](int src, int dst, int kind) {
       cg::FlowSpec f;
       f.src = src;
@@ -42,31 +49,75 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build(const ir::Topology& to
       return f;
     };
     if (!staged) {
-      PhaseSpec& p = phases.emplace_back(PhaseSpec{"", {}});
+      PhaseSpec& p = spec.phases.emplace_back(PhaseSpec{"", {}});
       for (const auto& m : messages)
         p.flows.push_back(flow(placement.gpu[size_t(m[0])], placement.gpu[size_t(m[1])], m[2]));
-    } else {
-      // GPUDirect paper, Table I and section III-c: a host-staged message is a device-to-host copy at the sender,
-      // the transfer between the host buffers, and a host-to-device copy at the receiver, one after another. Two
-      // ranks staging through the same host memory skip the middle transfer (the receiver copies from the buffer).
-      phases = {{"device to host", {}}, {"host to host", {}}, {"host to device", {}}};
-      for (const auto& m : messages) {
-        int a = int(m[0]), b = int(m[1]);
-        phases[0].flows.push_back(flow(placement.gpu[size_t(a)], placement.memory[size_t(a)], m[2]));
-        if (placement.memory[size_t(a)] != placement.memory[size_t(b)])
-          phases[1].flows.push_back(flow(placement.memory[size_t(a)], placement.memory[size_t(b)], m[2]));
-        phases[2].flows.push_back(flow(placement.memory[size_t(b)], placement.gpu[size_t(b)], m[2]));
-      }
+      return;
     }
-    for (PhaseSpec& spec : phases) {
+    // GPUDirect paper, Table I and section III-c: a host-staged message is a device-to-host copy at the sender, the
+    // transfer between the host buffers, and a host-to-device copy at the receiver, one after another. Two ranks
+    // staging through the same host memory skip the middle transfer (the receiver copies from the buffer).
+    spec.phases = {{"device to host", {}}, {"host to host", {}}, {"host to device", {}}};
+    for (const auto& m : messages) {
+      int a = int(m[0]), b = int(m[1]);
+      spec.phases[0].flows.push_back(flow(placement.gpu[size_t(a)], placement.memory[size_t(a)], m[2]));
+      if (placement.memory[size_t(a)] != placement.memory[size_t(b)])
+        spec.phases[1].flows.push_back(flow(placement.memory[size_t(a)], placement.memory[size_t(b)], m[2]));
+      spec.phases[2].flows.push_back(flow(placement.memory[size_t(b)], placement.gpu[size_t(b)], m[2]));
+    }
+  };
+  if (e->op_.halo) {
+    std::vector<std::array<int32_t, 3>> messages;
+    messages.reserve(halo.size());
+    for (const auto& m : halo) messages.push_back({m.from, m.to, int32_t(m.kind)});
+    add_step(Step{"halo exchange", 1, 1, 1, 0, 0, {}}, messages);
+  } else {
+    for (const Round& round : rounds) {
+      std::vector<std::array<int32_t, 3>> messages;
+      messages.reserve(round.messages.size());
+      for (const auto& [a, b] : round.messages) messages.push_back({a, b, 0});
+      add_step(Step{round.what, round.size_factor, round.repeat, round.steps_each, round.pipeline_hops, 0, {}}, messages);
+    }
+  }
+
+  // Then every flow's route with one router, source by source: a source's breadth-first search serves all of its
+  // flows, whichever steps they belong to (an all-to-all's p - 1 steps route p sources, not p (p - 1)).
+  std::vector<std::array<uint32_t, 3>> order;  // step, phase, flow
+  for (uint32_t i = 0; i < specs.size(); ++i)
+    for (uint32_t j = 0; j < specs[i].phases.size(); ++j)
+      for (uint32_t f = 0; f < specs[i].phases[j].flows.size(); ++f) order.push_back({i, j, f});
+  auto flow_at = [&](const std::array<uint32_t, 3>& at) -> const cg::FlowSpec& {
+    return specs[at[0]].phases[at[1]].flows[at[2]];
+  };
+  std::stable_sort(order.begin(), order.end(), [&](const auto& x, const auto& y) { return flow_at(x).src < flow_at(y).src; });
+  std::vector<std::vector<cg::CongestionEngine::Routes>> routes(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    routes[i].resize(specs[i].phases.size());
+    for (size_t j = 0; j < specs[i].phases.size(); ++j) routes[i][j].resize(specs[i].phases[j].flows.size());
+  }
+  ir::Router router(topology, cost);
+  for (const auto& at : order) {
+    const cg::FlowSpec& f = flow_at(at);
+    routes[at[0]][at[1]][at[2]] = f.src == f.dst ? std::optional<std::vector<ir::Hop>>(std::vector<ir::Hop>{})
+                                                 : router.route(f.src, f.dst, "gpu");
+  }
+  order = {};
+
+  // Last, each phase's engine, sharing the component names.
+  auto names = std::make_shared<std::vector<std::string>>();
+  for (const auto& c : topology.components) names->push_back(c.path);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    Step step = std::move(specs[i].step);
+    for (size_t j = 0; j < specs[i].phases.size(); ++j) {
+      PhaseSpec& spec = specs[i].phases[j];
       if (spec.flows.empty()) continue;
-      for (auto& f : spec.flows)
-        f.name = topology.components[size_t(f.src)].path + " -> " + topology.components[size_t(f.dst)].path;
       cg::BuildError failed;
-      auto engine = cg::CongestionEngine::build(topology, fabrics, std::move(spec.flows), false, failed, cost);
+      auto engine = cg::CongestionEngine::build(topology, fabrics, std::move(spec.flows), false, failed, routes[i][j],
+                                                names);
+      routes[i][j] = {};
       if (!engine) {
         error = fmt::format("{}{}: {}", step.what, *spec.what ? fmt::format(" ({})", spec.what) : "", failed.message);
-        return false;
+        return nullptr;
       }
       Phase phase;
       phase.what = spec.what;
@@ -82,35 +133,23 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build(const ir::Topology& to
         phase.link_of_input.push_back(it->second);
       }
       const cg::Plan& plan = engine->plan();
-      std::set<std::vector<int>> routes;
+      std::set<std::vector<int>> distinct;
       for (int f = 0; f < plan.flow_count; ++f) {
         std::vector<int> route;
         for (int h = plan.path_begin[size_t(f)]; h < plan.path_begin[size_t(f) + 1]; ++h)
           route.push_back(phase.link_of_input[size_t(plan.hop_link[size_t(h)])]);
-        routes.insert(std::move(route));
+        distinct.insert(std::move(route));
       }
-      phase.routes.assign(routes.begin(), routes.end());
+      phase.route_begin.push_back(0);
+      for (const auto& route : distinct) {
+        phase.route_links.insert(phase.route_links.end(), route.begin(), route.end());
+        phase.route_begin.push_back(int(phase.route_links.size()));
+      }
       e->uses_tau_ = e->uses_tau_ || engine->uses_tau();
       phase.engine = std::move(engine);
       step.phases.push_back(std::move(phase));
     }
     e->steps_.push_back(std::move(step));
-    return true;
-  };
-
-  if (e->op_.halo) {
-    std::vector<std::array<int32_t, 3>> messages;
-    messages.reserve(halo.size());
-    for (const auto& m : halo) messages.push_back({m.from, m.to, int32_t(m.kind)});
-    if (!add_step(Step{"halo exchange", 1, 1, 1, 0, 0, {}}, messages)) return nullptr;
-  } else {
-    for (const Round& round : rounds) {
-      std::vector<std::array<int32_t, 3>> messages;
-      messages.reserve(round.messages.size());
-      for (const auto& [a, b] : round.messages) messages.push_back({a, b, 0});
-      Step step{round.what, round.size_factor, round.repeat, round.steps_each, round.pipeline_hops, 0, {}};
-      if (!add_step(std::move(step), messages)) return nullptr;
-    }
   }
   e->first_bw_ = (e->uses_tau_ ? 1 : 0) + 1;
   return e;
@@ -139,9 +178,10 @@ double FabricCommEngine::step_time(const Step& step, std::span<const double> inp
     // The step's messages are in flight together: its slowest route's latency, then its bytes under sharing
     // (an upper bound where routes of different latency carry different loads).
     double slowest = 0;
-    for (const auto& route : phase.routes) {
+    for (size_t r = 0; r + 1 < phase.route_begin.size(); ++r) {
       double l = 0;
-      for (int g : route) l += inputs[first_latency + size_t(g)];
+      for (int k = phase.route_begin[r]; k < phase.route_begin[r + 1]; ++k)
+        l += inputs[first_latency + size_t(phase.route_links[size_t(k)])];
       slowest = std::max(slowest, l);
     }
     waited += slowest;
@@ -291,7 +331,7 @@ std::string FabricCommEngine::describe() const {
     std::string repeat =
         step.pipeline_hops > 0 ? fmt::format("({} + S - 1)", step.pipeline_hops) : fmt::format("{}", step.repeat);
     size_t routes = 0;
-    for (const Phase& p : step.phases) routes += p.routes.size();
+    for (const Phase& p : step.phases) routes += p.route_begin.size() - 1;
     s += fmt::format("\n{} x{}: {} messages, {} phase{}, {} distinct routes", step.what, repeat, step.messages,
                      step.phases.size(), step.phases.size() == 1 ? "" : "s", routes);
   }

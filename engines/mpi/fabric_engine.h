@@ -57,7 +57,9 @@ class FabricCommEngine : public ir::Engine {
   struct Phase {
     std::shared_ptr<engines::congestion::CongestionEngine> engine;
     std::vector<int> link_of_input;             // engine link input -> index into links_
-    std::vector<std::vector<int>> routes;       // distinct routes, as indices into links_ (for their latency)
+    // Its distinct routes, as indices into links_ (for their latency): route r is route_links[route_begin[r] ..
+    // route_begin[r + 1]).
+    std::vector<int> route_links, route_begin;
     std::string what;                           // "device to host", "host to host", "host to device", or ""
   };
   struct Step {

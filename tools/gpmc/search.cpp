@@ -188,7 +188,7 @@ int run_search(const CommonOptions& common, const SearchOptions& options) {
     std::string list;
     for (int f : result.fastest_order[s]) {
       std::string name = flows[size_t(f)].name;
-      std::string dst = engine.component_names[size_t(flows[size_t(f)].dst)];
+      std::string dst = engine.component_name(flows[size_t(f)].dst);
       list += (list.empty() ? "" : ", ") + (name.find(" -> ") != std::string::npos ? dst : name);
     }
     out += fmt::format("  {}: {}\n", result.source_names[s], list);
