@@ -76,12 +76,15 @@ TEST_CASE("fabric: on a non-blocking switch the model equals the postal model of
   std::vector<int> gpus;
   Net n = star(8, gpus);
   const double bw = 100e9, latency = 2e-6, bytes = 3e6;
-  for (auto [c, a] : {std::pair{Collective::Allreduce, Algorithm::RecursiveDoubling},
-                      std::pair{Collective::Bcast, Algorithm::BinomialTree},
-                      std::pair{Collective::Reduce, Algorithm::Rabenseifner},
-                      std::pair{Collective::Allgather, Algorithm::Ring},
-                      std::pair{Collective::Alltoall, Algorithm::Pairwise},
-                      std::pair{Collective::ReduceScatter, Algorithm::RecursiveHalving}}) {
+  // (not a structured binding: clang 14 cannot capture one in CAPTURE's lambda)
+  for (auto operation : {std::pair{Collective::Allreduce, Algorithm::RecursiveDoubling},
+                         std::pair{Collective::Bcast, Algorithm::BinomialTree},
+                         std::pair{Collective::Reduce, Algorithm::Rabenseifner},
+                         std::pair{Collective::Allgather, Algorithm::Ring},
+                         std::pair{Collective::Alltoall, Algorithm::Pairwise},
+                         std::pair{Collective::ReduceScatter, Algorithm::RecursiveHalving}}) {
+    Collective c = operation.first;
+    Algorithm a = operation.second;
     CAPTURE(collective_name(c));
     auto fabric = collective_on(n, gpus, c, a);
     Choice postal;
