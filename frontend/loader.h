@@ -19,7 +19,7 @@ struct LoaderOptions {
   std::string stdlib_dir;
   std::vector<std::string> include_dirs;
   // Standard-library files loaded before any user file (closed forms the lowering calls).
-  std::vector<std::string> prelude = {"roofline", "transfer", "pcie", "nvlink", "loggp", "overlap"};
+  std::vector<std::string> prelude = {"roofline", "transfer", "pcie", "nvlink", "loggp", "overlap", "nccl"};
 };
 
 // The prelude parsed once, for a process that checks many inputs one after another (the fuzz targets): each file's

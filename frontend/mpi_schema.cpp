@@ -12,13 +12,14 @@ const Dim kTime = Dim::seconds();
 const Dim kBytes = Dim::byte();
 const Dim kCount = Dim::count();
 
-const char* kModels = "postal|maxrate|kmodel|fabric";
+const char* kModels = "postal|maxrate|kmodel|fabric|nccl";
 const char* kTransports = "host|staged|gpudirect";
 
 std::vector<MpiAttrSpec> collective(const char* algorithms, bool has_bytes, bool has_segment = false) {
   std::vector<MpiAttrSpec> v = {
       {K::Quantity, "ranks", kCount, "", "ranks taking part (default: one node's ranks)"},
-      {K::Keyword, "algorithm", {}, algorithms, "the algorithm (docs/models.md lists the defaults)"},
+      {K::Keyword, "algorithm", {}, algorithms,
+       "the algorithm, or auto: the model's choice (docs/models.md lists the defaults; nccl: its tuner's)"},
       {K::Keyword, "model", {}, kModels, "the point-to-point model (default: the machine's)"},
       {K::Keyword, "transport", {}, kTransports, "where the buffers live (default: host)"},
   };
@@ -27,6 +28,8 @@ std::vector<MpiAttrSpec> collective(const char* algorithms, bool has_bytes, bool
     v.push_back({K::Quantity, "segment", kBytes, "", "algorithm = pipeline: bytes per segment (default: the fastest)"});
   if (std::string_view(algorithms).find("ring") != std::string_view::npos)
     v.push_back({K::Quantity, "channels", kCount, "", "fabric model, algorithm = ring: rings side by side (default 1)"});
+  if (has_bytes)
+    v.push_back({K::Keyword, "protocol", {}, "ll|ll128|simple", "nccl model: the protocol (default: the tuner's choice)"});
   return v;
 }
 
@@ -55,7 +58,8 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
         {K::Quantity, "copy_latency", kTime, "", "host-staged MPI: latency of each device-host copy"},
         {K::Quantity, "copy_per_byte", kTime / kBytes, "", "host-staged MPI: time per byte of each copy"},
         {K::Quantity, "pin_delay", kTime, "", "GPUDirect: pinning delay of each message"},
-        {K::Quantity, "overhead", kTime, "", "fabric model: software latency of each step's messages (default 0)"}}},
+        {K::Quantity, "overhead", kTime, "", "fabric model: software latency of each step's messages (default 0)"},
+        {K::Keyword, "library", {}, "", "nccl model: the `library` type of the library's constants (stdlib/nccl.gpm)"}}},
       {"network",
        {{K::Keyword, "topology", {}, "fattree", "the topology between the nodes (a tapered fat tree)"},
         {K::Quantity, "nodes_per_leaf", kCount, "", "nodes under each leaf switch"},
@@ -87,13 +91,13 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
         {K::Keyword, "transport", {}, kTransports, "where the buffers live (default: host)"}}},
       {"send", point_to_point()},       // `from` sends to `to`
       {"sendrecv", point_to_point()},   // and `to` to `from` at the same time
-      {"allreduce", collective("recursive_doubling|ring|rabenseifner|binomial_tree", true)},
-      {"reduce", collective("binomial_tree|rabenseifner|pipeline", true, true)},
-      {"bcast", collective("binomial_tree|scatter_allgather|pipeline", true, true)},
-      {"allgather", collective("ring|recursive_doubling", true)},
-      {"alltoall", collective("pairwise", true)},
-      {"reduce_scatter", collective("ring|recursive_halving", true)},
-      {"barrier", collective("dissemination", false)},
+      {"allreduce", collective("auto|recursive_doubling|ring|rabenseifner|binomial_tree|tree|nvls|nvls_tree", true)},
+      {"reduce", collective("auto|binomial_tree|rabenseifner|pipeline|ring", true, true)},
+      {"bcast", collective("auto|binomial_tree|scatter_allgather|pipeline|ring", true, true)},
+      {"allgather", collective("auto|ring|recursive_doubling|nvls", true)},
+      {"alltoall", collective("auto|pairwise", true)},
+      {"reduce_scatter", collective("auto|ring|recursive_halving|nvls", true)},
+      {"barrier", collective("auto|dissemination", false)},
   };
   return table;
 }

@@ -13,8 +13,44 @@ const Dim kFlopRate = Dim::flop() / Dim::seconds();
 const Dim kCount = Dim::count();
 const Dim kFrequency = Dim::count() / Dim::seconds();
 
+// A communication library's constants (`type nccl_hopper : library { ... }`, stdlib/nccl.gpm): the terms of NCCL's
+// tuning model (engines/mpi/nccl_engine.h lists them in its input order; a unit test keeps the two lists equal).
+std::vector<AttrSpec> library_schema() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v;
+    for (const char* a : {"ring", "tree"})
+      for (const char* p : {"ll", "ll128", "simple"}) v.push_back(std::string(a) + "_" + p + "_base");
+    for (const char* c : {"nvlink", "pcie", "net"})
+      for (const char* a : {"ring", "tree"})
+        for (const char* p : {"ll", "ll128", "simple"}) v.push_back(std::string(c) + "_" + a + "_" + p);
+    for (const char* n : {"nvls_nvlink", "nvls_net", "nvls_tree_nvlink", "nvls_tree_net"}) v.push_back(n);
+    return v;
+  }();
+  static const std::vector<std::string> caps = [] {
+    std::vector<std::string> v;
+    for (const char* c : {"ll_max_bw", "ring_ll128_channel_bw", "tree_ll128_channel_bw", "tree_channel_bw",
+                          "nvls_tree_channel_bw"})
+      for (const char* n : {"1node", "2nodes", "nodes"}) v.push_back(std::string(c) + "_" + n);
+    return v;
+  }();
+  std::vector<AttrSpec> v = {
+      {"launch_overhead", kTime, "time to launch one operation, added to each"},
+      {"nvlink_efficiency", kCount, "the library's rating of an NVLink over its bandwidth"},
+      {"pcie_efficiency", kCount, "the library's rating of a PCIe link over its bandwidth"},
+      {"net_efficiency", kCount, "the library's rating of a network link over its bandwidth"},
+      {"channel_bw", kRate, "bandwidth of one channel (how many channels the per-channel caps count)"},
+      {"nvls_efficiency", kCount, "NVLS bandwidth efficiency (0: no NVLS on this GPU generation)"},
+      {"nvls_channels", kCount, "channels of the NVLS algorithms"},
+      {"ring_plateau", kCount, "latency factor of a multi-node ring all-reduce with the Simple protocol"},
+      {"net_overhead", kTime, "software cost of each step of an inter-node ring"}};
+  for (const auto& n : names) v.push_back({n.c_str(), kTime, "latency of the algorithm, protocol and link class"});
+  for (const auto& n : caps) v.push_back({n.c_str(), kRate, "bandwidth cap of the protocol at that node count"});
+  return v;
+}
+
 const std::map<std::string, std::vector<AttrSpec>, std::less<>>& schemas() {
   static const std::map<std::string, std::vector<AttrSpec>, std::less<>> table = {
+      {"library", library_schema()},
       {"machine", {{"nodes", kCount, "number of nodes"}}},
       {"cpu",
        {{"cores", kCount, "cores per CPU"},
@@ -36,7 +72,9 @@ const std::map<std::string, std::vector<AttrSpec>, std::less<>>& schemas() {
         {"implicit_sync", kCount, "1 when a dependency check waits for every earlier kernel (Fermi, GK104), else 0"},
         {"sms", kCount, "streaming multiprocessors"}}},
       {"memory", {{"bw", kRate, "peak bandwidth"}, {"size", kBytes, "capacity"}}},
-      {"switch", {{"latency", kTime, "traversal latency"}}},
+      {"switch",
+       {{"latency", kTime, "traversal latency"},
+        {"nvls", kCount, "1 when the switch reduces in the network (NVLink SHARP: NVSwitch 3 and later), else 0"}}},
       {"root", {{"latency", kTime, "traversal latency"}}},
       {"nic", {{"bw", kRate, "injection bandwidth"}, {"latency", kTime, "latency"}}},
       {"link",

@@ -256,13 +256,25 @@ void Sema::check_attrs(const std::vector<Attr>& attrs, const std::string& owner,
 }
 
 void Sema::check_type_decl(const TypeDecl& type) {
-  if (!is_component_kind(type.component_kind) && type.component_kind != "link") {
+  if (!is_component_kind(type.component_kind) && type.component_kind != "link" && type.component_kind != "library") {
     diags_.error(DiagKind::UnknownComponentKind, type.kind_range,
-                 fmt::format("unknown component kind `{}` (cpu, gpu, memory, switch, root, nic or link)",
+                 fmt::format("unknown component kind `{}` (cpu, gpu, memory, switch, root, nic, link or library)",
                              type.component_kind));
     return;
   }
   check_attrs(type.attrs, type.component_kind, Scope{});
+  if (type.component_kind != "library") return;
+  // A communication library's model reads every one of its constants: none may be missing.
+  std::vector<std::string> missing;
+  for (const auto& spec : *attribute_schema("library")) {
+    bool given = false;
+    for (const auto& a : type.attrs) given = given || a.name == spec.name;
+    if (!given) missing.push_back(spec.name);
+  }
+  if (!missing.empty())
+    diags_.error(DiagKind::MissingAttribute, type.name_range,
+                 fmt::format("library type `{}` lacks {} of the library model's constants: {}", type.name,
+                             missing.size(), fmt::format("{}", fmt::join(missing, ", "))));
 }
 
 void Sema::check_comp_ref(const CompRef& ref, const Scope& scope) {

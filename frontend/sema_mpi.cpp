@@ -59,6 +59,21 @@ void Sema::check_mpi_attrs(std::vector<Attr>& attrs, const std::string& owner, c
         break;
       }
       case MpiAttrSpec::Kind::Keyword: {
+        if (attr.name == "library") {  // a `library` type's name
+          const Decl* named = value.kind == ExprKind::Name && !value.parenthesized ? lookup(value.name, scope) : nullptr;
+          bool ok = named && named->kind == DeclKind::Type &&
+                    static_cast<const TypeDecl*>(named)->component_kind == "library";
+          if (!ok) {
+            std::vector<std::string> libraries;
+            for (const auto& [name, decl] : program_.globals)
+              if (decl->kind == DeclKind::Type && static_cast<const TypeDecl*>(decl)->component_kind == "library")
+                libraries.push_back(name);
+            diags_.error(DiagKind::UnknownType, value.range,
+                         fmt::format("`library` names a `library` type (one of {}){}", join(libraries),
+                                     value.kind == ExprKind::Name ? did_you_mean(value.name, libraries) : ""));
+          }
+          break;
+        }
         auto words = mpi_words(*spec);
         bool with_args = attr.name == "mapping" && value.kind == ExprKind::Call &&
                          (value.name == "block" || value.name == "explicit");

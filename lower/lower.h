@@ -20,6 +20,9 @@ namespace congestion {
 struct FabricMap;
 }
 }  // namespace gpm::engines
+namespace gpm::mpi {
+struct FabricPlacement;
+}
 
 namespace gpm::lower {
 
@@ -106,6 +109,12 @@ class Lowerer {
   // The fabric model (lower_mpi_fabric.cpp): the defaults of a machine without an `mpi` section, and an operation's
   // messages as flows on the machine's links; nullopt after an error.
   std::shared_ptr<MpiMachineInfo> fabric_mpi_defaults(const frontend::MachineDecl& machine);
+  // The nccl model (lower_mpi_nccl.cpp): NCCL's tuner over bandwidths the fabric gives.
+  std::optional<EngineCall> lower_mpi_nccl(const frontend::Stmt& stmt, const MpiMachineInfo& info,
+                                           const MpiFabricRequest& request);
+  // Each rank's GPU (and host memory with staging); nullopt after a diagnostic.
+  std::optional<mpi::FabricPlacement> fabric_placement(const frontend::Stmt& stmt, const MpiMachineInfo& info,
+                                                       const MpiFabricRequest& request);
   std::optional<EngineCall> lower_mpi_fabric(const frontend::Stmt& stmt, const MpiMachineInfo& info,
                                              const MpiFabricRequest& request);
 

@@ -25,6 +25,7 @@ mpi::CommModel model_of(const std::string& word) {
   return word == "postal"    ? mpi::CommModel::Postal
          : word == "maxrate" ? mpi::CommModel::MaxRate
          : word == "fabric"  ? mpi::CommModel::Fabric
+         : word == "nccl"    ? mpi::CommModel::Nccl
                              : mpi::CommModel::KModel;
 }
 
@@ -55,6 +56,8 @@ mpi::Collective collective_of(const std::string& op) {
 }
 
 std::string model_title(const mpi::Choice& c) {
+  if (c.model == mpi::CommModel::Nccl)
+    return "nccl: the library's tuner (NCCL src/graph/tuning.cc), bandwidths from the machine's links";
   if (c.model == mpi::CommModel::Fabric)
     return c.transport == mpi::Transport::Staged
                ? "fabric: flows on the machine's links, host-staged (GPUDirect paper, Table I)"
@@ -176,6 +179,12 @@ void Lowerer::lower_mpi_section(const MachineDecl& machine) {
     }
   }
   if (const Attr* a = find_attr(section.attrs, "model")) info->model = model_of(word_of(a->word_param, a->value->name));
+  if (const Attr* a = find_attr(section.attrs, "library")) {
+    auto it = program_.globals.find(a->value->name);
+    if (it != program_.globals.end() && it->second->kind == DeclKind::Type)
+      info->library = static_cast<const TypeDecl*>(it->second);
+    info->library_range = a->value->range;
+  }
   // The values the engines read, in the order of engines/mpi/p2p.h.
   info->inputs.assign(size_t(mpi::in::kMachineInputs), kNoValue);
   auto value_of = [&](const char* name, Dim dim, CheckKind check, bool* present) {
@@ -261,7 +270,8 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     choice.model = model_of(it->second);
     asked = true;
   }
-  if (asked && choice.model != mpi::CommModel::Postal && choice.model != mpi::CommModel::Fabric) {
+  const bool on_fabric = choice.model == mpi::CommModel::Fabric || choice.model == mpi::CommModel::Nccl;
+  if (asked && choice.model != mpi::CommModel::Postal && !on_fabric) {
     // Where a max-rate fit is missing, messages of that class are priced with the postal model.
     std::vector<std::string> missing;
     for (int l = 0; l < mpi::kClasses; ++l)
@@ -277,7 +287,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
                                  s.name, mpi::comm_model_name(choice.model), m_.machine_name,
                                  fmt::join(missing, ", ")));
   }
-  if (choice.model != mpi::CommModel::Fabric && !info.from_section) {
+  if (!on_fabric && !info.from_section) {
     diags_.error(DiagKind::MissingAttribute, s.range,
                  fmt::format("`mpi {}` asks for the {} model, which prices messages with the fits of the machine's `mpi` "
                              "section, and machine `{}` has none (the fabric model needs none)",
@@ -295,7 +305,24 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     choice.transport = transport_of(it->second);
     transport_given = true;
   }
-  if (choice.model == mpi::CommModel::Fabric) {
+  if (choice.model == mpi::CommModel::Nccl && !info.library) {
+    diags_.error(DiagKind::MissingAttribute, s.range,
+                 fmt::format("`mpi {}` asks for the nccl model, which needs the library's constants, and machine `{}` "
+                             "names no library: give its mpi section `library = nccl_volta`, `nccl_ampere` or "
+                             "`nccl_hopper` (stdlib/nccl.gpm) or a library type of its own",
+                             s.name, m_.machine_name));
+    return failed;
+  }
+  if (choice.model == mpi::CommModel::Nccl && (s.name == "halo" || s.name == "send" || s.name == "sendrecv" ||
+                                               s.name == "barrier")) {
+    diags_.error(DiagKind::ConflictingAttributes, s.range,
+                 fmt::format("the nccl model prices NCCL's collectives (allreduce, allgather, reduce_scatter, bcast, "
+                             "reduce, alltoall); `mpi {}` is priced by the fabric model (`model = fabric`) or a fitted "
+                             "one",
+                             s.name));
+    return failed;
+  }
+  if (on_fabric) {
     // The fabric model's ranks are GPUs: their buffers move GPU to GPU unless staged through host memory.
     if (!transport_given) choice.transport = mpi::Transport::GpuDirect;
     if (choice.transport == mpi::Transport::Host) {
@@ -310,7 +337,13 @@ Task Lowerer::lower_mpi(const Stmt& s) {
                  "host-staged MPI needs `copy_latency` and `copy_per_byte` in the machine's mpi section");
     return failed;
   }
-  if (choice.model != mpi::CommModel::Fabric && choice.transport == mpi::Transport::GpuDirect && !info.has_pin) {
+  if (choice.model == mpi::CommModel::Nccl && choice.transport == mpi::Transport::Staged) {
+    diags_.error(DiagKind::ConflictingAttributes, transport_range,
+                 "the nccl model moves buffers from GPU to GPU as NCCL does (`transport = gpudirect`); host staging "
+                 "is priced by the fabric model");
+    return failed;
+  }
+  if (!on_fabric && choice.transport == mpi::Transport::GpuDirect && !info.has_pin) {
     diags_.error(DiagKind::MissingAttribute, s.range, "GPUDirect MPI needs `pin_delay` in the machine's mpi section");
     return failed;
   }
@@ -447,7 +480,52 @@ Task Lowerer::lower_mpi(const Stmt& s) {
   } else {
     mpi::Collective c = collective_of(s.name);
     mpi::Algorithm alg = mpi::default_algorithm(c);
-    if (const Attr* a = find_attr(s.attrs, "algorithm")) alg = algorithm_of(word_of(a->word_param, a->value->name));
+    const Attr* alg_attr = find_attr(s.attrs, "algorithm");
+    std::string alg_word = alg_attr ? word_of(alg_attr->word_param, alg_attr->value->name) : "";
+    if (alg_word == "auto") alg_attr = nullptr;  // the model's own choice, as when none is named
+    // NCCL's algorithms and protocols belong to the nccl model; MPI's algorithms to the others.
+    const bool nccl_word = alg_word == "tree" || alg_word == "nvls" || alg_word == "nvls_tree";
+    if (choice.model == mpi::CommModel::Nccl) {
+      request.nccl_algorithm = -1;
+      if (alg_attr) {
+        static const char* allowed[] = {"ring", "tree", "nvls", "nvls_tree"};
+        for (int i = 0; i < 4; ++i)
+          if (alg_word == allowed[i]) request.nccl_algorithm = i;
+        if (request.nccl_algorithm < 0) {
+          diags_.error(DiagKind::InvalidKeyword, alg_attr->value->range,
+                       fmt::format("the nccl model runs NCCL's algorithms (ring, tree, nvls, nvls_tree, as the "
+                                   "library allows them for `{}`), not `{}`",
+                                   s.name, alg_word));
+          return failed;
+        }
+      }
+      alg = mpi::Algorithm::Ring;
+    } else if (alg_attr && nccl_word) {
+      diags_.error(DiagKind::ConflictingAttributes, alg_attr->value->range,
+                   fmt::format("`algorithm = {}` is NCCL's: it needs the nccl model (`model = nccl`), and this `mpi {}` "
+                               "has the {} model",
+                               alg_word, s.name, mpi::comm_model_name(choice.model)));
+      return failed;
+    } else if (alg_attr) {
+      alg = algorithm_of(alg_word);
+      if (!mpi::algorithm_allowed(c, alg)) {
+        diags_.error(DiagKind::ConflictingAttributes, alg_attr->value->range,
+                     fmt::format("`algorithm = {}` for `mpi {}` is NCCL's: it needs the nccl model (`model = nccl`)",
+                                 alg_word, s.name));
+        return failed;
+      }
+    }
+    if (const Attr* a = find_attr(s.attrs, "protocol")) {
+      if (choice.model != mpi::CommModel::Nccl) {
+        diags_.error(DiagKind::ConflictingAttributes, a->name_range,
+                     fmt::format("`protocol` chooses one of NCCL's protocols: it needs the nccl model, and this `mpi "
+                                 "{}` has the {} model",
+                                 s.name, mpi::comm_model_name(choice.model)));
+        return failed;
+      }
+      std::string w = word_of(a->word_param, a->value->name);
+      request.nccl_protocol = w == "ll" ? 0 : w == "ll128" ? 1 : 2;
+    }
     size_t sizes_at = inputs.size();
     inputs.push_back(c == mpi::Collective::Barrier ? b_.constant(0, Dim::byte(), s.range)
                                                    : bytes("bytes", true, "the bytes of the operation"));
@@ -472,7 +550,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     if (const Attr* a = find_attr(s.attrs, "channels")) {
       auto channels = count("channels", 1, 1024, 1);
       if (!channels) return failed;
-      if (alg != mpi::Algorithm::Ring || choice.model != mpi::CommModel::Fabric) {
+      if (alg != mpi::Algorithm::Ring || !on_fabric) {
         diags_.error(DiagKind::ConflictingAttributes, a->name_range,
                      fmt::format("`channels` spreads a ring over rings side by side on the machine's links: it needs "
                                  "`algorithm = ring` and the fabric model, and this `mpi {}` has {} and the {} model",
@@ -481,21 +559,32 @@ Task Lowerer::lower_mpi(const Stmt& s) {
       }
       request.channels = *channels;
     }
-    if (choice.model == mpi::CommModel::Fabric) {
+    if (on_fabric) {
       request.collective = c;
       request.algorithm = alg;
       request.sizes.assign(inputs.begin() + std::ptrdiff_t(sizes_at), inputs.end());
     } else {
       engine = mpi::CommEngine::collective(choice, layout, c, alg);
     }
-    title = fmt::format("mpi {} ({}, {} ranks{})", s.name, mpi::algorithm_name(alg), *ranks,
+    std::string alg_title = mpi::algorithm_name(alg);
+    if (choice.model == mpi::CommModel::Nccl)
+      alg_title = request.nccl_algorithm >= 0 || request.nccl_protocol >= 0
+                      ? fmt::format("nccl {}{}{}", request.nccl_algorithm >= 0 ? alg_word : "",
+                                    request.nccl_algorithm >= 0 && request.nccl_protocol >= 0 ? "/" : "",
+                                    request.nccl_protocol >= 0
+                                        ? word_of(find_attr(s.attrs, "protocol")->word_param,
+                                                  find_attr(s.attrs, "protocol")->value->name)
+                                        : "")
+                      : "nccl, tuner's choice";
+    title = fmt::format("mpi {} ({}, {} ranks{})", s.name, alg_title, *ranks,
                         request.channels > 1 ? fmt::format(", {} channels", request.channels) : "");
   }
   if (diags_.has_errors()) return failed;
   EngineCall call{engine, inputs};
-  if (choice.model == mpi::CommModel::Fabric) {
+  if (on_fabric) {
     request.layout = std::move(layout);
-    auto fabric = lower_mpi_fabric(s, info, request);
+    auto fabric = choice.model == mpi::CommModel::Nccl ? lower_mpi_nccl(s, info, request)
+                                                       : lower_mpi_fabric(s, info, request);
     if (!fabric) return failed;
     call = std::move(*fabric);
   }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engines/mpi/pattern.h"
+#include "frontend/ast.h"
 #include "ir/ir.h"
 
 namespace gpm::lower {
@@ -25,6 +26,8 @@ struct MpiMachineInfo {
   ir::SourceRange network_range;
   ir::ValueId overhead = ir::kNoValue;  // the fabric model's software latency of each message
   bool from_section = true;     // false: the defaults of a machine without an `mpi` section
+  const frontend::TypeDecl* library = nullptr;  // the nccl model's constants: the section's `library` type
+  ir::SourceRange library_range;
 };
 
 // One operation to price on the fabric: its ranks' layout, its transport, and its pattern (a halo's grid or a
@@ -40,6 +43,7 @@ struct MpiFabricRequest {
   bool p2p = false;  // `send` or `sendrecv`: `window` messages from `from` to `to` (and back when `both`)
   int64_t from = 0, to = 1, window = 1;
   int64_t channels = 1;  // a ring's channels (collective_rounds)
+  int nccl_algorithm = -1, nccl_protocol = -1;  // the nccl model: the operation's choice (mpi::NcclAlgo, NcclProto)
   bool both = false;
   std::vector<ir::ValueId> sizes;
 };

@@ -39,8 +39,8 @@ std::shared_ptr<MpiMachineInfo> Lowerer::fabric_mpi_defaults(const MachineDecl& 
   return info;
 }
 
-std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMachineInfo& info,
-                                                    const MpiFabricRequest& request) {
+std::optional<mpi::FabricPlacement> Lowerer::fabric_placement(const Stmt& s, const MpiMachineInfo& info,
+                                                              const MpiFabricRequest& request) {
   const mpi::Layout& layout = request.layout;
   // Each node's GPUs in declaration order: the node's i-th rank runs on its i-th GPU.
   std::vector<std::vector<int>> gpus_of_node;
@@ -108,7 +108,15 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
       }
     }
   }
+  return placement;
+}
 
+std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMachineInfo& info,
+                                                    const MpiFabricRequest& request) {
+  const mpi::Layout& layout = request.layout;
+  auto placed = fabric_placement(s, info, request);
+  if (!placed) return std::nullopt;
+  const mpi::FabricPlacement& placement = *placed;
   mpi::FabricCommEngine::Operation op;
   op.what = request.halo || request.p2p ? request.name : mpi::collective_name(request.collective);
   op.algorithm = request.halo || request.p2p ? "" : mpi::algorithm_name(request.algorithm);

@@ -51,6 +51,7 @@ std::string table_report(const Evaluation& e) {
   }
   out += flows_table(e);
   out += fabric_steps_table(e);
+  out += nccl_choice_table(e);
   out += fmt::format("\ntotal: {}\n", format_seconds(e.total_s));
   // E2E section 3.4, shown when the app communicates: the iteration's three parts.
   if (Parts p = iteration_parts(e); p.communication)

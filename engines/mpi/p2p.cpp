@@ -28,6 +28,7 @@ const char* comm_model_name(CommModel m) {
     case CommModel::Postal: return "postal";
     case CommModel::MaxRate: return "maxrate";
     case CommModel::Fabric: return "fabric";
+    case CommModel::Nccl: return "nccl";
     default: return "kmodel";
   }
 }

@@ -16,7 +16,7 @@ namespace gpm::mpi {
 enum class Locality : uint8_t { IntraSocket = 0, InterSocket = 1, InterNode = 2 };
 enum class Protocol : uint8_t { Short = 0, Eager = 1, Rendezvous = 2 };
 // Fabric: every message a flow on the machine's links (fabric_engine.h), no fits.
-enum class CommModel : uint8_t { Postal = 0, MaxRate = 1, KModel = 2, Fabric = 3 };
+enum class CommModel : uint8_t { Postal = 0, MaxRate = 1, KModel = 2, Fabric = 3, Nccl = 4 };
 // Where the message buffers live: already on the host (the app copies them), on the GPU and staged through the
 // host by MPI, or on the GPU and sent by GPUDirect RDMA.
 enum class Transport : uint8_t { Host = 0, Staged = 1, GpuDirect = 2 };

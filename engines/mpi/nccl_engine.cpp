@@ -1,0 +1,313 @@
+// nccl_engine.cpp: NCCL's cost model of a collective (its tuner: a latency and a bus bandwidth per algorithm and
+// protocol, the least time chosen) with the bandwidths taken from the machine's links.
+//
+// Source of the model: NCCL's tuning model, src/graph/tuning.cc (ncclTopoTuneModel, ncclTopoGetAlgoTime), as
+// published in the library's repository: time = latency + bytes / algorithm bandwidth; a ring's bus bandwidth is
+// its channels' bandwidth, LL moves half of it (capped by ll_max_bw), LL128 92 % (capped per channel), a tree 92 %
+// of its graph's bandwidth (capped per channel) at half the algorithm bandwidth, NVLS its intra-node bandwidth times
+// an efficiency, doubled for an all-reduce; latencies are a base per algorithm and protocol plus a hardware latency
+// per step (NVLink, PCI or network class). What the library reads from its topology search (channels times the
+// bandwidth of a channel) is here the bandwidth the machine's links give a round of the same messages (fabric
+// probes), each link rated as the library rates its class (an NVLink at NCCL's per-link figure, a PCIe link at its
+// width x speed rating, a NIC at its rate). docs/models.md section 10 lists what is and is not modelled.
+#include "engines/mpi/nccl_engine.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace gpm::mpi {
+
+const char* nccl_algo_name(NcclAlgo a) {
+  switch (a) {
+    case NcclAlgo::Ring: return "ring";
+    case NcclAlgo::Tree: return "tree";
+    case NcclAlgo::Nvls: return "nvls";
+    case NcclAlgo::NvlsTree: return "nvls_tree";
+    default: return "p2p";
+  }
+}
+
+const char* nccl_proto_name(NcclProto p) {
+  return p == NcclProto::LL ? "LL" : p == NcclProto::LL128 ? "LL128" : "Simple";
+}
+
+const std::vector<std::string>& nccl_library_attributes() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> v = {"launch_overhead", "nvlink_efficiency", "pcie_efficiency", "net_efficiency",
+                                  "channel_bw",      "nvls_efficiency",   "nvls_channels",   "ring_plateau",
+                                  "net_overhead"};
+    const char* algos[] = {"ring", "tree"};
+    const char* protos[] = {"ll", "ll128", "simple"};
+    for (const char* a : algos)
+      for (const char* p : protos) v.push_back(fmt::format("{}_{}_base", a, p));
+    for (const char* c : {"nvlink", "pcie", "net"})
+      for (const char* a : algos)
+        for (const char* p : protos) v.push_back(fmt::format("{}_{}_{}", c, a, p));
+    for (const char* s : {"nvls_nvlink", "nvls_net", "nvls_tree_nvlink", "nvls_tree_net"}) v.push_back(s);
+    for (const char* s : {"ll_max_bw", "ring_ll128_channel_bw", "tree_ll128_channel_bw", "tree_channel_bw",
+                          "nvls_tree_channel_bw"})
+      for (const char* n : {"1node", "2nodes", "nodes"}) v.push_back(fmt::format("{}_{}", s, n));
+    return v;
+  }();
+  return names;
+}
+
+namespace {
+
+constexpr double kProbeBytes = 1 << 20;  // the probes' message size; the probes have no latency, so any size works
+
+int ilog2(int64_t v) {
+  int r = 0;
+  while (v > 1) {
+    v >>= 1;
+    ++r;
+  }
+  return r;
+}
+
+}  // namespace
+
+bool NcclEngine::considers(NcclAlgo a, NcclProto p) const {
+  const Collective c = s_.collective;
+  if (c == Collective::Alltoall) return a == NcclAlgo::P2p && p == NcclProto::Simple;
+  if (a == NcclAlgo::P2p) return false;
+  // tuning.cc: broadcast and reduce run rings only; all-gather and reduce-scatter rings or NVLS; all-reduce every
+  // algorithm. NVLS runs the Simple protocol only, on one node (more nodes need the network's reduction, CollNet);
+  // NVLS trees join nodes. LL128 only where the GPUs of a node talk over NVLink (NCCL enables it there by default).
+  if (p == NcclProto::LL128 && s_.intra != LinkClass::NvLink) return false;
+  switch (a) {
+    case NcclAlgo::Ring: return true;
+    case NcclAlgo::Tree: return c == Collective::Allreduce;
+    case NcclAlgo::Nvls:
+      return s_.nvls && p == NcclProto::Simple && s_.nodes == 1 &&
+             (c == Collective::Allreduce || c == Collective::Allgather || c == Collective::ReduceScatter);
+    case NcclAlgo::NvlsTree:
+      return s_.nvls && p == NcclProto::Simple && s_.nodes > 1 && c == Collective::Allreduce;
+    default: return false;
+  }
+}
+
+double NcclEngine::probe_time(const Probe& p, std::span<const double> inputs, double size) const {
+  const auto& links = p.engine->link_inputs();
+  std::vector<double> in(inputs.begin() + p.input_at, inputs.begin() + p.input_at + p.input_count);
+  size_t at = p.engine->uses_tau() ? 1 : 0;
+  in[at] = 0;  // no software overhead: the library's latencies stand for it
+  const double* eff = inputs.data() + 1 + nccl_in::kEfficiency;
+  for (size_t i = 0; i < links.size(); ++i) {
+    in[at + 1 + i] *= eff[int(p.link_class[i])];
+    in[at + 1 + links.size() + i] = 0;  // the library's per-step latencies stand for the links'
+  }
+  if (!std::isnan(size)) in[at + 1 + 2 * links.size()] = size;
+  in[at + 2 + 2 * links.size()] = 0;
+  return p.engine->time(in);
+}
+
+double NcclEngine::probe_rate(const Probe& p, std::span<const double> inputs, std::string& error) const {
+  double t = probe_time(p, inputs, kProbeBytes);
+  if (!std::isfinite(t) || t <= 0) {
+    error = "the machine's links give the library no bandwidth (a link of zero bandwidth?)";
+    return NAN;
+  }
+  return p.bytes_per_rank * kProbeBytes / t;
+}
+
+NcclEngine::Bandwidths NcclEngine::bandwidths(std::span<const double> inputs) const {
+  Bandwidths b;
+  b.ring = probe_rate(s_.ring, inputs, b.error);
+  b.intra = s_.intra_probe.engine ? probe_rate(s_.intra_probe, inputs, b.error) : b.ring;
+  b.inter = s_.inter_probe.engine ? probe_rate(s_.inter_probe, inputs, b.error) : b.ring;
+  return b;
+}
+
+// tuning.cc, ncclTopoTuneModel and ncclTopoGetAlgoTime, for one operation.
+std::vector<NcclEngine::Candidate> NcclEngine::candidates(std::span<const double> inputs, const Bandwidths& b,
+                                                          double& p2p_data_s, std::string& error) const {
+  const double* k = inputs.data() + 1;
+  const double bytes = inputs[0];
+  const int64_t p = s_.ranks, n_nodes = s_.nodes;
+  const double ppn = double(p) / double(n_nodes);
+  const Collective c = s_.collective;
+  // NCCL's nBytes: the whole buffer (an all-gather's gathered output); gpmc's all-gather `bytes` is one rank's part.
+  const double n_bytes = c == Collective::Allgather ? bytes * double(p) : bytes;
+  const int64_t nsteps = c == Collective::Allreduce                                      ? 2 * (p - 1)
+                         : c == Collective::ReduceScatter || c == Collective::Allgather ? p - 1
+                                                                                         : p;
+  const int index2 = n_nodes == 1 ? 0 : n_nodes == 2 ? 1 : 2;
+  const double channel_bw = k[nccl_in::kChannelBw];
+  // The channel count the per-channel caps use: the ring's bandwidth in channels of channel_bw.
+  const double channels = std::max(1.0, std::floor(b.ring / channel_bw + 1e-9));
+  auto hw = [&](LinkClass cls, NcclAlgo a, NcclProto pr) {
+    return k[nccl_in::kHwLat + int(cls) * 6 + int(a) * 3 + int(pr)];
+  };
+  const LinkClass step_class = n_nodes == 1 ? s_.intra : LinkClass::Net;
+  std::vector<Candidate> out;
+  for (int ai = 0; ai < kNcclAlgos; ++ai)
+    for (int pi = 0; pi < kNcclProtos; ++pi) {
+      NcclAlgo a = NcclAlgo(ai);
+      NcclProto pr = NcclProto(pi);
+      if (!considers(a, pr)) continue;
+      Candidate cand{a, pr};
+      if (a == NcclAlgo::P2p) {
+        if (!s_.p2p.engine) continue;
+        p2p_data_s = probe_time(s_.p2p, inputs, NAN);
+        // Every pair's messages are posted at once (NCCL's grouped send/receive): one step's latency.
+        cand.latency_s = k[nccl_in::kBase + 0 * 3 + 2] + hw(step_class, NcclAlgo::Ring, NcclProto::Simple);
+        cand.time_s = cand.latency_s + p2p_data_s;
+        cand.ok = std::isfinite(cand.time_s);
+        if (!cand.ok) error = "the all-to-all has no time on the machine's links";
+        out.push_back(cand);
+        continue;
+      }
+      double bw;  // the graph's bandwidth: channels x bandwidth of a channel
+      if (a == NcclAlgo::Ring) bw = b.ring;
+      else if (a == NcclAlgo::Tree) bw = n_nodes == 1 ? b.intra : std::min(b.intra, b.inter);
+      else bw = b.intra;
+      double bus = bw;
+      if (a == NcclAlgo::Nvls || a == NcclAlgo::NvlsTree) {
+        const double nch = k[nccl_in::kNvlsChannels];
+        if (nch < 2) continue;  // NVLS needs two channels
+        double intra = bw / nch * k[nccl_in::kNvlsEfficiency] * (nch - 1) / nch;
+        intra *= c == Collective::Allreduce ? 2.0 : (ppn - 1) / ppn;  // an all-reduce pipelines two operations
+        double per_channel = intra;
+        if (a == NcclAlgo::NvlsTree) {
+          double inter = b.inter / nch * (n_nodes <= 2 ? 2.0 : 1.0);
+          per_channel = std::min({intra, inter, k[nccl_in::kNvlsTreeChBw + index2]});
+        }
+        bus = nch * per_channel;
+        if (k[nccl_in::kNvlsEfficiency] <= 0) continue;  // the library has no NVLS on this GPU generation
+      }
+      if (a == NcclAlgo::Ring && pr == NcclProto::LL) bus = std::min(k[nccl_in::kLlMaxBw + index2], bus * 0.5);
+      if (a == NcclAlgo::Ring && pr == NcclProto::LL128)
+        bus = std::min(bus * 0.92, channels * k[nccl_in::kRingLl128ChBw + index2]);
+      if (a == NcclAlgo::Tree) bus = std::min(bus * 0.92, channels * k[nccl_in::kTreeChBw + index2]);
+      if (a == NcclAlgo::Tree && pr == NcclProto::LL) bus = std::min(bus / 3.8, k[nccl_in::kLlMaxBw + index2]);
+      if (a == NcclAlgo::Tree && pr == NcclProto::LL128)
+        bus = std::min(bus * (n_nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), channels * k[nccl_in::kTreeLl128ChBw + index2]);
+      cand.bus_bw = bus;
+      double ratio = (a == NcclAlgo::Tree) ? 0.5 : double(p) / double(nsteps);
+      cand.alg_bw = bus * ratio;
+      // Latency.
+      double lat = a == NcclAlgo::Ring || a == NcclAlgo::Tree ? k[nccl_in::kBase + int(a) * 3 + int(pr)] : 0;
+      double intra_lat = hw(s_.intra, a == NcclAlgo::Tree ? NcclAlgo::Tree : NcclAlgo::Ring, pr);
+      double inter_lat = ppn == 1 ? hw(LinkClass::Net, NcclAlgo::Tree, pr) : hw(LinkClass::Net, a, pr);
+      if (a == NcclAlgo::Ring) {
+        if (c == Collective::Reduce || c == Collective::Bcast) {
+          // A chain over the ring: every step's latency (Simple: the tree's chunk latency).
+          double step = hw(step_class, pr == NcclProto::Simple ? NcclAlgo::Tree : NcclAlgo::Ring, pr);
+          lat += double(nsteps) * step;
+        } else {
+          if (n_nodes > 1) {
+            double net_overhead = k[nccl_in::kNetOverhead] * (pr == NcclProto::Simple ? 3 : 1);
+            intra_lat = std::max(intra_lat, net_overhead);
+          }
+          int64_t inter_steps = n_nodes == 1 ? 0 : c == Collective::Allreduce ? 2 * (n_nodes - 1) : n_nodes - 1;
+          lat += double(nsteps - inter_steps) * intra_lat + double(inter_steps) * inter_lat;
+        }
+      } else if (a == NcclAlgo::Tree) {
+        lat += 2 * ((ppn - 1) * intra_lat + double(ilog2(n_nodes)) * inter_lat);
+      } else if (a == NcclAlgo::Nvls) {
+        lat = k[nccl_in::kNvlsLat + 0];
+      } else {
+        lat = k[nccl_in::kNvlsLat + 2] + 2 * double(ilog2(n_nodes)) * k[nccl_in::kNvlsLat + 3];
+      }
+      if (a == NcclAlgo::Ring && pr == NcclProto::Simple && n_nodes > 1 && c == Collective::Allreduce &&
+          n_bytes / (channels * double(p)) >= 64)
+        lat *= k[nccl_in::kRingPlateau];  // the ring's plateau (tuning.cc)
+      cand.latency_s = lat;
+      if (cand.alg_bw <= 0 || !std::isfinite(cand.alg_bw)) continue;
+      cand.time_s = lat + n_bytes / cand.alg_bw;
+      cand.ok = std::isfinite(cand.time_s);
+      out.push_back(cand);
+    }
+  return out;
+}
+
+ir::EngineResult NcclEngine::run(std::span<const double> inputs) const {
+  ir::EngineResult r;
+  Bandwidths b = bandwidths(inputs);
+  if (!b.error.empty()) {
+    r.error = b.error;
+    r.time_s = NAN;
+    return r;
+  }
+  std::string error;
+  double p2p_data = 0;
+  auto cands = candidates(inputs, b, p2p_data, error);
+  const double launch = inputs[1 + nccl_in::kLaunch];
+  const Candidate* best = nullptr;
+  for (const auto& c : cands) {
+    if (!c.ok) continue;
+    bool forced = s_.forced_algo >= 0 || s_.forced_proto >= 0;
+    if (forced && ((s_.forced_algo >= 0 && int(c.algo) != s_.forced_algo) ||
+                   (s_.forced_proto >= 0 && int(c.proto) != s_.forced_proto)))
+      continue;
+    if (!best || c.time_s < best->time_s) best = &c;  // ties: the first in NCCL's order (tree before ring...)
+  }
+  if (!best) {
+    r.error = !error.empty() ? error
+                             : "the library runs no algorithm and protocol of those named for this operation on this "
+                               "machine";
+    r.time_s = NAN;
+    return r;
+  }
+  r.time_s = launch + best->time_s;
+  auto& d = r.detail;
+  d["operation"] = collective_name(s_.collective);
+  d["comm_model"] = "nccl";
+  d["algorithm"] = nccl_algo_name(best->algo);
+  d["protocol"] = nccl_proto_name(best->proto);
+  d["chosen_by"] = s_.forced_algo >= 0 || s_.forced_proto >= 0 ? "the operation" : "the tuner (least time)";
+  d["ranks"] = s_.ranks;
+  d["nodes"] = s_.nodes;
+  d["ring_bus_bw"] = b.ring;
+  if (s_.intra_probe.engine) d["intra_bus_bw"] = b.intra;
+  if (s_.inter_probe.engine) d["inter_bus_bw"] = b.inter;
+  d["launch_s"] = launch;
+  auto all = nlohmann::ordered_json::array();
+  for (const auto& c : cands) {
+    nlohmann::ordered_json j;
+    j["algorithm"] = nccl_algo_name(c.algo);
+    j["protocol"] = nccl_proto_name(c.proto);
+    j["latency_s"] = c.latency_s;
+    if (c.algo != NcclAlgo::P2p) j["bus_bw"] = c.bus_bw;
+    j["time_s"] = c.ok ? launch + c.time_s : NAN;
+    all.push_back(std::move(j));
+  }
+  d["candidates"] = std::move(all);
+  r.terms.push_back({"latency", best->latency_s, support::Dim::seconds(), false});
+  if (best->algo != NcclAlgo::P2p)
+    r.terms.push_back({"bus bandwidth", best->bus_bw, support::Dim::byte() / support::Dim::seconds(), false});
+  if (launch > 0) r.terms.push_back({"launch", launch, support::Dim::seconds(), false});
+  return r;
+}
+
+double NcclEngine::time(std::span<const double> inputs) const {
+  Bandwidths b = bandwidths(inputs);
+  if (!b.error.empty()) return NAN;
+  std::string error;
+  double p2p_data = 0;
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& c : candidates(inputs, b, p2p_data, error)) {
+    if (!c.ok) continue;
+    if (s_.forced_algo >= 0 && int(c.algo) != s_.forced_algo) continue;
+    if (s_.forced_proto >= 0 && int(c.proto) != s_.forced_proto) continue;
+    best = std::min(best, c.time_s);
+  }
+  return std::isfinite(best) ? inputs[1 + nccl_in::kLaunch] + best : NAN;
+}
+
+std::string NcclEngine::describe() const {
+  std::string out = fmt::format("nccl {} over {} ranks on {} node{}; intra-node links: {}{}\n",
+                                collective_name(s_.collective), s_.ranks, s_.nodes, s_.nodes == 1 ? "" : "s",
+                                s_.intra == LinkClass::NvLink ? "NVLink" : "PCIe", s_.nvls ? "; NVLS switch" : "");
+  for (int a = 0; a < kNcclAlgos; ++a)
+    for (int p = 0; p < kNcclProtos; ++p)
+      if (considers(NcclAlgo(a), NcclProto(p)))
+        out += fmt::format("  considers {}/{}\n", nccl_algo_name(NcclAlgo(a)), nccl_proto_name(NcclProto(p)));
+  return out;
+}
+
+}  // namespace gpm::mpi

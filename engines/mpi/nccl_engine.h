@@ -1,0 +1,101 @@
+// nccl_engine.h: collectives priced as NCCL's tuner prices them (`comm_model = nccl`): every algorithm and
+// protocol the library would consider gets a latency and a bus bandwidth, the least predicted time wins unless the
+// operation names one; the bandwidths come from the machine's links (fabric probes, each link rated as the library
+// rates its kind), the constants from a `library` type (stdlib/nccl.gpm).
+#pragma once
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engines/mpi/fabric_engine.h"
+#include "engines/mpi/pattern.h"
+#include "ir/engine.h"
+
+namespace gpm::mpi {
+
+enum class NcclAlgo : uint8_t { Ring = 0, Tree = 1, Nvls = 2, NvlsTree = 3, P2p = 4 };
+enum class NcclProto : uint8_t { LL = 0, LL128 = 1, Simple = 2 };
+constexpr int kNcclAlgos = 5, kNcclProtos = 3;
+const char* nccl_algo_name(NcclAlgo a);    // ring, tree, nvls, nvls_tree, p2p
+const char* nccl_proto_name(NcclProto p);  // LL, LL128, Simple
+// The kinds of link, as the library rates them (NCCL's NVLink, PCI and network classes).
+enum class LinkClass : uint8_t { NvLink = 0, Pcie = 1, Net = 2 };
+
+// The library's constants, in the order of the engine's inputs (after `bytes`); each is an attribute of a
+// `library` type (frontend/schema.cpp names them, stdlib/nccl.gpm gives them with their sources).
+namespace nccl_in {
+enum : int {
+  kLaunch = 0,       // launch_overhead: added to every operation
+  kEfficiency,       // nvlink_efficiency, pcie_efficiency, net_efficiency: the library's rating of a link / its bw
+  kChannelBw = kEfficiency + 3,  // channel_bw: bandwidth of one channel (sets the channel count of the caps)
+  kNvlsEfficiency,   // nvls_efficiency
+  kNvlsChannels,     // nvls_channels
+  kRingPlateau,      // ring_plateau: multi-node ring Simple all-reduce latency factor
+  kNetOverhead,      // net_overhead: per-step software cost of an inter-node ring
+  kBase,             // [algo ring/tree][proto] base latencies: 6
+  kHwLat = kBase + 6,  // [class][algo ring/tree][proto]: 18
+  kNvlsLat = kHwLat + 18,  // nvls on nvlink, nvls on net, nvls_tree on nvlink, nvls_tree on net: 4
+  kLlMaxBw = kNvlsLat + 4,  // [1 node, 2 nodes, more]: 3 each from here
+  kRingLl128ChBw = kLlMaxBw + 3,
+  kTreeLl128ChBw = kRingLl128ChBw + 3,
+  kTreeChBw = kTreeLl128ChBw + 3,
+  kNvlsTreeChBw = kTreeChBw + 3,
+  kCount = kNvlsTreeChBw + 3
+};
+}  // namespace nccl_in
+
+// The library attribute names, in input order.
+const std::vector<std::string>& nccl_library_attributes();
+
+class NcclEngine : public ir::Engine {
+ public:
+  // One fabric probe: a round of messages whose bandwidth stands for one of the library's graph bandwidths, its
+  // engine, and the class of each of its input links.
+  struct Probe {
+    std::shared_ptr<FabricCommEngine> engine;
+    std::vector<LinkClass> link_class;  // per engine->link_inputs()
+    double bytes_per_rank = 0;          // bytes one rank sends in the probe round at size 1
+    int input_at = 0;                   // where its input block starts in the engine's inputs
+    int input_count = 0;
+  };
+  struct Setup {
+    Collective collective = Collective::Allreduce;
+    int64_t ranks = 0, nodes = 1;
+    LinkClass intra = LinkClass::NvLink;  // the class of the links between GPUs of a node
+    bool nvls = false;                    // the GPUs share a switch that reduces in the network (NVLink SHARP)
+    int forced_algo = -1, forced_proto = -1;
+    Probe ring, intra_probe, inter_probe;  // inter_probe: only with more than one node
+    Probe p2p;  // all-to-all: the operation's own schedule on the fabric, at the operation's size
+  };
+  explicit NcclEngine(Setup s) : s_(std::move(s)) {}
+
+  std::string name() const override { return "mpi-nccl"; }
+  double time(std::span<const double> inputs) const override;
+  ir::EngineResult run(std::span<const double> inputs) const override;
+  std::string describe() const override;
+
+  // Which algorithms and protocols the library considers for this operation (before the forced choice).
+  bool considers(NcclAlgo a, NcclProto p) const;
+
+ private:
+  struct Candidate {
+    NcclAlgo algo;
+    NcclProto proto;
+    double latency_s = 0, bus_bw = 0, alg_bw = 0, time_s = 0;
+    bool ok = false;
+  };
+  struct Bandwidths {
+    double ring = 0, intra = 0, inter = 0;  // bus bandwidths of the library's graphs, bytes/s
+    std::string error;
+  };
+  Bandwidths bandwidths(std::span<const double> inputs) const;
+  // A probe's time on the rated links, without latencies; at `size` bytes, or the size its inputs give (NaN).
+  double probe_time(const Probe& p, std::span<const double> inputs, double size) const;
+  double probe_rate(const Probe& p, std::span<const double> inputs, std::string& error) const;
+  std::vector<Candidate> candidates(std::span<const double> inputs, const Bandwidths& b, double& p2p_data_s,
+                                    std::string& error) const;
+  Setup s_;
+};
+
+}  // namespace gpm::mpi

@@ -1,0 +1,230 @@
+// lower_mpi_nccl.cpp: collectives on the nccl model: the library type's constants, the probes that give the
+// library's graph bandwidths from the machine's links, and the class of each link (engines/mpi/nccl_engine.h).
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "engines/congestion/engine.h"
+#include "engines/mpi/nccl_engine.h"
+#include "lower/lower.h"
+#include "lower/lower_mpi.h"
+
+namespace gpm::lower {
+
+using namespace frontend;
+
+namespace {
+
+bool is_network_switch(const ir::Component& c) {
+  return c.path.starts_with("leaf[") || c.path.starts_with("spine[") || c.path.starts_with("core[");
+}
+
+// How the library rates a link: a NIC's link or the network's is the network class; a link between two GPUs, or
+// between a GPU and a switch that joins GPUs only (an NVSwitch), is NVLink; every other link (PCIe switches, root
+// complexes, CPUs, host memory) is PCIe.
+std::vector<mpi::LinkClass> link_classes(const ir::Topology& t) {
+  std::vector<std::vector<int>> neighbours(t.components.size());
+  for (const auto& l : t.links) {
+    neighbours[size_t(l.a)].push_back(l.b);
+    neighbours[size_t(l.b)].push_back(l.a);
+  }
+  auto gpu_only_switch = [&](int c) {
+    if (t.components[size_t(c)].kind != "switch" || is_network_switch(t.components[size_t(c)])) return false;
+    for (int n : neighbours[size_t(c)])
+      if (t.components[size_t(n)].kind != "gpu") return false;
+    return true;
+  };
+  std::vector<mpi::LinkClass> out;
+  for (const auto& l : t.links) {
+    const auto& a = t.components[size_t(l.a)];
+    const auto& b = t.components[size_t(l.b)];
+    if (a.kind == "nic" || b.kind == "nic" || is_network_switch(a) || is_network_switch(b))
+      out.push_back(mpi::LinkClass::Net);
+    else if ((a.kind == "gpu" && b.kind == "gpu") || (a.kind == "gpu" && gpu_only_switch(l.b)) ||
+             (b.kind == "gpu" && gpu_only_switch(l.a)))
+      out.push_back(mpi::LinkClass::NvLink);
+    else
+      out.push_back(mpi::LinkClass::Pcie);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachineInfo& info,
+                                                  const MpiFabricRequest& request) {
+  const mpi::Layout& layout = request.layout;
+  if (layout.ranks < 2) {
+    diags_.error(DiagKind::InvalidMapping, s.range,
+                 fmt::format("`mpi {}` on the nccl model needs two ranks or more (NCCL runs nothing on one)", s.name));
+    return std::nullopt;
+  }
+  auto placed = fabric_placement(s, info, request);
+  if (!placed) return std::nullopt;
+  const mpi::FabricPlacement& placement = *placed;
+  const auto classes = link_classes(m_.topology);
+
+  mpi::NcclEngine::Setup setup;
+  setup.collective = request.collective;
+  setup.ranks = layout.ranks;
+  setup.nodes = layout.nodes;
+  setup.forced_algo = request.nccl_algorithm;
+  setup.forced_proto = request.nccl_protocol;
+  // The class of the links between a node's GPUs (the first two ranks of node 0), and whether a switch on that
+  // route reduces in the network (NVLS).
+  const int64_t ppn = layout.ranks_per_node;
+  if (ppn >= 2 && layout.ranks >= 2 && layout.node[1] == layout.node[0]) {
+    if (auto route = shortest_path(m_.topology, placement.gpu[0], placement.gpu[1], "", link_costs())) {
+      setup.intra = mpi::LinkClass::NvLink;
+      for (const auto& hop : *route) {
+        if (classes[size_t(hop.link)] != mpi::LinkClass::NvLink) setup.intra = mpi::LinkClass::Pcie;
+        const ir::Link& l = m_.topology.links[size_t(hop.link)];
+        for (int c : {l.a, l.b}) {
+          const auto& comp = m_.topology.components[size_t(c)];
+          auto it = comp.attrs.find("nvls");
+          if (comp.kind == "switch" && it != comp.attrs.end() && eager_value(it->second) != 0) setup.nvls = true;
+        }
+      }
+    }
+  } else {
+    setup.intra = mpi::LinkClass::Net;  // one rank per node: every step crosses the network
+  }
+
+  ValueId tau = kNoValue;
+  engines::congestion::FabricMap fabrics = fabric_map(tau);
+  mpi::FabricCommEngine::Operation op;
+  op.what = mpi::collective_name(request.collective);
+  op.transport = mpi::Transport::GpuDirect;
+  op.ranks = layout.ranks;
+  op.nodes = layout.nodes;
+  op.ranks_per_node = ppn;
+
+  EngineCall call{nullptr, {}};
+  call.inputs.push_back(request.sizes[0]);
+  // The library's constants, in the engine's order.
+  const TypeDecl& lib = *info.library;
+  for (const auto& name : mpi::nccl_library_attributes()) {
+    const Attr* a = nullptr;
+    for (const auto& attr : lib.attrs)
+      if (attr.name == name) a = &attr;
+    if (!a) {  // sema requires every one; a guard for hand-built programs
+      diags_.error(DiagKind::MissingAttribute, lib.name_range, fmt::format("library `{}` lacks `{}`", lib.name, name));
+      return std::nullopt;
+    }
+    ValueId v = lower_expr(*a->value);
+    add_check(CheckKind::NonNegative, v, a->value->range, fmt::format("`{}` of library `{}`", name, lib.name));
+    call.inputs.push_back(v);
+  }
+
+  std::string error;
+  // One probe: a round of messages built on the fabric; its inputs follow the call's so far.
+  // `size`: the bytes input of the probe (the engine sets the probes' own, except the all-to-all's).
+  auto probe = [&](std::vector<mpi::Round> rounds, const mpi::FabricPlacement& where, const mpi::Layout& lay,
+                   double bytes_per_rank, mpi::NcclEngine::Probe& out, ValueId size, const char* what) -> bool {
+    mpi::FabricCommEngine::Operation o = op;
+    o.what = what;
+    o.algorithm = "";
+    o.ranks = lay.ranks;
+    o.nodes = lay.nodes;
+    auto engine = mpi::FabricCommEngine::build(m_.topology, fabrics, link_costs(), o, where, rounds, {}, error);
+    if (!engine) {
+      DiagKind kind = error.find("no path") != std::string::npos ? DiagKind::NoPath : DiagKind::FabricError;
+      diags_.error(kind, s.range, fmt::format("`mpi {}` on the nccl model: {}", request.name, error));
+      return false;
+    }
+    out.engine = engine;
+    out.bytes_per_rank = bytes_per_rank;
+    out.input_at = int(call.inputs.size());
+    if (engine->uses_tau()) call.inputs.push_back(tau);
+    call.inputs.push_back(b_.constant(0, Dim::seconds(), s.range));
+    for (auto [link, dir] : engine->link_inputs()) {
+      call.inputs.push_back(m_.topology.links[size_t(link)].bw[dir]);
+      out.link_class.push_back(classes[size_t(link)]);
+    }
+    for (size_t i = 0; i < engine->link_inputs().size(); ++i) call.inputs.push_back(b_.constant(0, Dim::seconds(), s.range));
+    call.inputs.push_back(size);
+    call.inputs.push_back(b_.constant(0, Dim::byte(), s.range));
+    out.input_count = int(call.inputs.size()) - out.input_at;
+    return true;
+  };
+  const ValueId no_size = b_.constant(0, Dim::byte(), s.range);
+  // The ring: one step of the all-gather ring, every rank sending to its successor on each channel (one channel
+  // per rank of a node when the ring leaves the node, so the channels spread over the node's NICs as NCCL's do).
+  int64_t channels = request.channels > 1 ? request.channels : layout.nodes > 1 ? ppn : 1;
+  {
+    auto rounds = mpi::collective_rounds(layout, mpi::Collective::Allgather, mpi::Algorithm::Ring, true, channels);
+    rounds.resize(1);
+    rounds[0].repeat = 1;
+    double per_rank = 0;
+    for (const auto& m : rounds[0].messages) per_rank += m.first == 0 ? rounds[0].size_factor : 0;
+    if (!probe(rounds, placement, layout, per_rank, setup.ring, no_size, "ring probe")) return std::nullopt;
+  }
+  if (layout.nodes > 1 && ppn >= 2) {
+    // The node's own ring (the tree's and NVLS's intra-node bandwidth).
+    mpi::Layout one = mpi::make_layout(ppn, ppn, ppn, mpi::Mapping{});
+    mpi::FabricPlacement where;
+    where.gpu.assign(placement.gpu.begin(), placement.gpu.begin() + ppn);
+    auto rounds = mpi::collective_rounds(one, mpi::Collective::Allgather, mpi::Algorithm::Ring, true, 1);
+    rounds.resize(1);
+    rounds[0].repeat = 1;
+    rounds[0].size_factor = 1;
+    if (!probe(rounds, where, one, 1, setup.intra_probe, no_size, "intra-node probe")) return std::nullopt;
+  }
+  if (layout.nodes > 1) {
+    // The network between two nodes: each rank of node 0 sends to its counterpart on node 1 (rail to rail); the
+    // node's total is the rate the library's inter-node graph has.
+    int64_t first_of_next = -1;
+    for (int64_t r = 0; r < layout.ranks; ++r)
+      if (layout.node[size_t(r)] != layout.node[0]) {
+        first_of_next = r;
+        break;
+      }
+    mpi::Round round;
+    round.what = "node to node";
+    int64_t pairs = 0;
+    for (int64_t i = 0; i < ppn && first_of_next + i < layout.ranks; ++i) {
+      if (layout.node[size_t(i)] != layout.node[0]) break;
+      round.messages.emplace_back(int32_t(i), int32_t(first_of_next + i));
+      ++pairs;
+    }
+    if (!probe({round}, placement, layout, double(pairs), setup.inter_probe, no_size, "inter-node probe"))
+      return std::nullopt;
+  }
+  if (request.collective == mpi::Collective::Alltoall) {
+    auto rounds = mpi::collective_rounds(layout, mpi::Collective::Alltoall, mpi::Algorithm::Pairwise, true, 1);
+    if (!probe(rounds, placement, layout, 0, setup.p2p, request.sizes[0], "alltoall")) return std::nullopt;
+  }
+  // An algorithm or protocol the library would not run here is an error, not a silent substitute.
+  auto engine = std::make_shared<mpi::NcclEngine>(std::move(setup));
+  if (request.nccl_algorithm >= 0 || request.nccl_protocol >= 0) {
+    bool any = false;
+    for (int a = 0; a < mpi::kNcclAlgos; ++a)
+      for (int p = 0; p < mpi::kNcclProtos; ++p)
+        if ((request.nccl_algorithm < 0 || a == request.nccl_algorithm) &&
+            (request.nccl_protocol < 0 || p == request.nccl_protocol))
+          any = any || engine->considers(mpi::NcclAlgo(a), mpi::NcclProto(p));
+    if (!any) {
+      std::vector<std::string> allowed;
+      for (int a = 0; a < mpi::kNcclAlgos; ++a)
+        for (int p = 0; p < mpi::kNcclProtos; ++p)
+          if (engine->considers(mpi::NcclAlgo(a), mpi::NcclProto(p)))
+            allowed.push_back(fmt::format("{}/{}", mpi::nccl_algo_name(mpi::NcclAlgo(a)),
+                                          mpi::nccl_proto_name(mpi::NcclProto(p))));
+      diags_.error(DiagKind::ConflictingAttributes, s.range,
+                   fmt::format("NCCL does not run `mpi {}` {}{}{} on this machine and these ranks (NVLS needs a switch "
+                               "with `nvls = 1` and NVLS trees more than one node; LL128 needs NVLink between the "
+                               "GPUs); it runs {}",
+                               s.name,
+                               request.nccl_algorithm >= 0 ? mpi::nccl_algo_name(mpi::NcclAlgo(request.nccl_algorithm)) : "",
+                               request.nccl_algorithm >= 0 && request.nccl_protocol >= 0 ? " with " : "",
+                               request.nccl_protocol >= 0 ? mpi::nccl_proto_name(mpi::NcclProto(request.nccl_protocol))
+                                                          : "",
+                               fmt::join(allowed, ", ")));
+      return std::nullopt;
+    }
+  }
+  call.engine = engine;
+  return call;
+}
+
+}  // namespace gpm::lower

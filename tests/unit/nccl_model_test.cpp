@@ -1,0 +1,112 @@
+// nccl_model_test.cpp: the nccl model through the whole pipeline: NCCL's tuner formulas (src/graph/tuning.cc)
+// computed by hand for a DGX A100 and a DGX H100 against the engine's candidates, the tuner's choice, forced
+// choices, and the library attribute lists of the schema and the engine kept equal.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "backend/report/report.h"
+#include "driver/pipeline.h"
+#include "engines/mpi/nccl_engine.h"
+#include "frontend/schema.h"
+
+using namespace gpm;
+
+namespace {
+
+const std::string kRoot = GPM_SOURCE_DIR;
+
+// The JSON detail of the one operation of `app` (written to a temporary file) on `machine`.
+nlohmann::json detail_of(const std::string& machine, const std::string& app_text,
+                         std::vector<driver::Setting> settings = {}) {
+  std::string path = "nccl_model_test_app.gpm";
+  std::ofstream(path) << app_text;
+  driver::Session s{driver::Options{{}, GPM_SOURCE_DIR "/stdlib"}};
+  settings.push_back({"comm_model", "nccl"});
+  auto compiled = s.compile(kRoot + "/machines/" + machine, path, settings);
+  REQUIRE(compiled);
+  backend::Evaluation e;
+  REQUIRE(s.evaluate(*compiled, e));
+  auto doc = nlohmann::json::parse(backend::json_report(e));
+  return doc["phases"][0]["operations"][0]["detail"];
+}
+
+double candidate(const nlohmann::json& d, const std::string& algo, const std::string& proto) {
+  for (const auto& c : d["candidates"])
+    if (c["algorithm"] == algo && c["protocol"] == proto) return c["time_s"].get<double>();
+  return NAN;
+}
+
+bool near(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
+
+}  // namespace
+
+TEST_CASE("nccl: the library type's attributes are the engine's inputs, in a known order") {
+  std::set<std::string> schema, engine;
+  for (const auto& spec : *frontend::attribute_schema("library")) schema.insert(spec.name);
+  for (const auto& name : mpi::nccl_library_attributes()) engine.insert(name);
+  CHECK(schema == engine);
+  CHECK(int(mpi::nccl_library_attributes().size()) == mpi::nccl_in::kCount);
+}
+
+TEST_CASE("nccl: DGX A100 all-reduce of 4 MiB on 8 ranks, every candidate by hand") {
+  auto d = detail_of("dgx_a100.gpm", "app a { mpi allreduce { ranks = 8; bytes = 4 MiB } }");
+  const double n = 4.0 * 1024 * 1024, p = 8, steps = 2 * (p - 1);
+  // The ring's bandwidth: 12 NVLink 3 links of 25 GB/s rated at 20 GB/s each (SM80_NVLINK_BW) = 240 GB/s, so 12
+  // channels of channel_bw = 20 GB/s.
+  const double ring = 240e9, ch = 12;
+  CHECK(near(d["ring_bus_bw"].get<double>(), ring));
+  // Ring: base + 2 (p - 1) NVLink latencies; bus bandwidth LL min(87.7, ring / 2), LL128 min(0.92 ring, 20 ch),
+  // Simple the ring; algorithm bandwidth = bus x p / (2 (p - 1)).
+  auto ring_time = [&](double base, double hw, double bus) { return (base + steps * hw) * 1e-6 + n / (bus * p / steps); };
+  CHECK(near(candidate(d, "ring", "LL"), ring_time(6.6, 0.6, 87.7e9)));
+  CHECK(near(candidate(d, "ring", "LL128"), ring_time(14.0, 1.9, std::min(0.92 * ring, 20e9 * ch))));
+  CHECK(near(candidate(d, "ring", "Simple"), ring_time(8.4, 3.4, ring)));
+  // Tree (one node): base + 2 (p - 1) intra latencies; bus min(0.92 ring, 24 ch) then LL / 3.8 (cap 87.7), LL128
+  // x 7/9 (cap 20 ch); algorithm bandwidth = bus / 2.
+  const double tree = std::min(0.92 * ring, 24e9 * ch);
+  auto tree_time = [&](double base, double hw, double bus) { return (base + 2 * (p - 1) * hw) * 1e-6 + n / (bus / 2); };
+  CHECK(near(candidate(d, "tree", "LL"), tree_time(6.8, 0.6, std::min(tree / 3.8, 87.7e9))));
+  CHECK(near(candidate(d, "tree", "LL128"), tree_time(14.0, 1.25, std::min(tree * 7 / 9, 20e9 * ch))));
+  CHECK(near(candidate(d, "tree", "Simple"), tree_time(8.4, 4.0, tree)));
+  // No NVLS on Ampere, and the tuner takes the least time.
+  CHECK(std::isnan(candidate(d, "nvls", "Simple")));
+  double best = INFINITY;
+  for (const auto& c : d["candidates"]) best = std::min(best, c["time_s"].get<double>());
+  CHECK(candidate(d, d["algorithm"].get<std::string>(), d["protocol"].get<std::string>()) == best);
+  CHECK(d["algorithm"] == "ring");
+  CHECK(d["protocol"] == "LL128");
+}
+
+TEST_CASE("nccl: a named algorithm and protocol are kept, and the link bandwidths drive the time") {
+  auto d = detail_of("dgx_a100.gpm", "app a { mpi allreduce { ranks = 8; bytes = 1 GiB; algorithm = tree; protocol = ll } }");
+  CHECK(d["algorithm"] == "tree");
+  CHECK(d["protocol"] == "LL");
+  CHECK(d["chosen_by"] == "the operation");
+  auto fast = detail_of("dgx_a100.gpm", "app a { mpi allreduce { ranks = 8; bytes = 1 GiB } }");
+  auto slow = detail_of("dgx_a100.gpm", "app a { mpi allreduce { ranks = 8; bytes = 1 GiB } }", {{"nvlink3_bw", "5 GB/s"}});
+  CHECK(near(slow["ring_bus_bw"].get<double>(), fast["ring_bus_bw"].get<double>() / 5));
+}
+
+TEST_CASE("nccl: DGX H100 all-reduce on one node considers NVLS (NVSwitch 3) and prices it by hand") {
+  auto d = detail_of("dgx_h100.gpm", "app a { mpi allreduce { ranks = 8; bytes = 1 GiB } }");
+  const double n = 1024.0 * 1024 * 1024, p = 8;
+  // 18 NVLink 4 links of 25 GB/s rated at 20.6 GB/s: 370.8 GB/s; NVLS: 16 channels, efficiency 0.85,
+  // bus = 16 x (370.8 / 16 x 0.85 x 15 / 16 x 2); latency 25 us; algorithm bandwidth = bus x p / (2 (p - 1)).
+  const double intra = 18 * 20.6e9;
+  CHECK(near(d["ring_bus_bw"].get<double>(), intra));
+  double bus = 16 * (intra / 16 * 0.85 * 15 / 16 * 2);
+  CHECK(near(candidate(d, "nvls", "Simple"), 25e-6 + n / (bus * p / (2 * (p - 1)))));
+  CHECK(d["algorithm"] == "nvls");
+}
+
+TEST_CASE("nccl: all-gather's bytes are one rank's part; NCCL's are the gathered buffer") {
+  auto d = detail_of("dgx_a100.gpm", "app a { mpi allgather { ranks = 8; bytes = 64 MiB; algorithm = ring; protocol = simple } }");
+  const double n = 8 * 64.0 * 1024 * 1024, p = 8;
+  CHECK(near(candidate(d, "ring", "Simple"), (8.4 + (p - 1) * 3.4) * 1e-6 + n / (240e9 * p / (p - 1))));
+}
