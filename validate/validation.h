@@ -28,6 +28,8 @@ struct MeasuredPoint {
   std::vector<std::string> words;   // one per column: the word of a word setting or word parameter, else empty
   double measured_s = 0, predicted_s = 0;
   double error = 0;  // relative_error(predicted_s, measured_s)
+  // What a model chose at this point (the nccl model's algorithm/protocol per operation), or empty.
+  std::string choice;
 };
 
 struct Validation {

@@ -25,6 +25,9 @@ std::string validation_table(const Validation& v) {
   std::vector<std::string> header{"line"};
   for (const auto& column : v.columns) header.push_back(column.name);
   for (const char* name : {"measured", "predicted", "error"}) header.emplace_back(name);
+  bool choices = false;
+  for (const auto& point : v.points) choices = choices || !point.choice.empty();
+  if (choices) header.emplace_back("chosen");
   rows.push_back(header);
   for (const auto& point : v.points) {
     std::vector<std::string> row{std::to_string(point.line)};
@@ -34,9 +37,11 @@ std::string validation_table(const Validation& v) {
     row.push_back(backend::format_seconds(point.measured_s));
     row.push_back(backend::format_seconds(point.predicted_s));
     row.push_back(signed_percent(point.error));
+    if (choices) row.push_back(point.choice);
     rows.push_back(std::move(row));
   }
   std::vector<bool> right(header.size(), true);
+  if (choices) right.back() = false;
   for (size_t k = 0; k < v.columns.size(); ++k)
     right[k + 1] = !(v.columns[k].word || (v.columns[k].param && v.columns[k].param->is_word()));
   out += align_columns(rows, right);
@@ -68,11 +73,13 @@ std::string validation_json(const Validation& v) {
       else
         values[v.columns[k].name] = point.values[k];
     }
-    points.push_back({{"line", point.line},
+    ordered_json p = {{"line", point.line},
                       {"params", values},
                       {"measured_s", point.measured_s},
                       {"predicted_s", point.predicted_s},
-                      {"error", point.error}});
+                      {"error", point.error}};
+    if (!point.choice.empty()) p["chosen"] = point.choice;
+    points.push_back(std::move(p));
   }
   doc["points"] = points;
   doc["count"] = v.errors.count;

@@ -44,6 +44,25 @@ DATASETS = [
     ("A100 x8, NCCL reduce, binomial tree", "machines/dgx_a100.gpm", "validation/a100_nccl/reduce.gpm",
      "validation/a100_nccl/reduce.csv", ["--set", "algorithm=binomial_tree"]),
 ]
+# The same measurements on the nccl model (NCCL's tuner on the machine's links), the algorithm left to the tuner.
+NCCL = ["--set", "comm_model=nccl"]
+AUTO = ["--set", "algorithm=auto"]
+DATASETS += [
+    ("RTX 4090 x8, NCCL all-reduce, peer access on, nccl model", "machines/rtx4090_8x.gpm",
+     "validation/rtx4090_8x/allreduce.gpm", "validation/rtx4090_8x/allreduce_p2p_on.csv", NCCL + AUTO),
+    ("A100 x8, NCCL all-reduce, nccl model", "machines/dgx_a100.gpm", "validation/a100_nccl/allreduce.gpm",
+     "validation/a100_nccl/allreduce.csv", NCCL + AUTO),
+    ("A100 x8, NCCL all-gather, nccl model", "machines/dgx_a100.gpm", "validation/a100_nccl/allgather.gpm",
+     "validation/a100_nccl/allgather.csv", NCCL),
+    ("A100 x8, NCCL all-to-all, nccl model", "machines/dgx_a100.gpm", "validation/a100_nccl/alltoall.gpm",
+     "validation/a100_nccl/alltoall.csv", NCCL),
+    ("A100 x8, NCCL broadcast, nccl model", "machines/dgx_a100.gpm", "validation/a100_nccl/bcast.gpm",
+     "validation/a100_nccl/bcast.csv", NCCL + AUTO),
+    ("A100 x8, NCCL reduce, nccl model", "machines/dgx_a100.gpm", "validation/a100_nccl/reduce.gpm",
+     "validation/a100_nccl/reduce.csv", NCCL + AUTO),
+    ("A100 x8, NCCL reduce-scatter, nccl model", "machines/dgx_a100.gpm", "validation/a100_nccl/reduce_scatter.gpm",
+     "validation/a100_nccl/reduce_scatter.csv", NCCL),
+]
 
 # AHEAD section V (Fig. 1 and its text): copies of less than 10 bytes, copies of more than 1 MB, and between.
 CLASSES = [("< 10 B", lambda n: n < 10), ("10 B - 1 MB", lambda n: 10 <= n <= 1e6), ("> 1 MB", lambda n: n > 1e6)]
@@ -117,7 +136,26 @@ def main():
         print(f"| {title} | {command} | {len(points)} | {100 * doc['mape']:.1f}% | {100 * doc['wmape']:.1f}% | "
               + " | ".join(cells) + " |")
         details.append((title, points))
+    # Models that choose (the nccl model's algorithm and protocol): every point with the choice, and the share of
+    # the points of 1 MiB and more within 15 % of the measurement.
+    chosen = [(t, p) for t, p in details if any("chosen" in q for q in p)]
+    if chosen:
+        print("\n| dataset | points of 1 MiB and more | within 15 % | WMAPE of those |")
+        print("|---|---:|---:|---:|")
+        for title, points in chosen:
+            big = [p for p in points if p["params"]["bytes"] >= 2 ** 20]
+            within = sum(1 for p in big if abs(p["error"]) <= 0.15)
+            print(f"| {title} | {len(big)} | {within} ({100 * within / len(big):.0f}%) | {metrics(big)[1]:.1f}% |")
     for title, points in details:
+        if any("chosen" in p for p in points):
+            print(f"\n{title}: every point (line of the CSV, parameters, measured, predicted, error, chosen)\n")
+            print("| line | parameters | measured | predicted | error | chosen |")
+            print("|---:|---|---:|---:|---:|---|")
+            for p in points:
+                params = ", ".join(f"{k} = {int(v) if float(v).is_integer() else v}" for k, v in p["params"].items())
+                print(f"| {p['line']} | {params} | {seconds(p['measured_s'])} | {seconds(p['predicted_s'])} | "
+                      f"{100 * p['error']:+.1f}% | {p['chosen']} |")
+            continue
         print(f"\n{title}: a few points (line of the CSV, parameters, measured, predicted, error)\n")
         print("| line | parameters | measured | predicted | error |")
         print("|---:|---|---:|---:|---:|")
