@@ -6,7 +6,11 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <cstdio>
+#include <functional>
 #include <set>
+
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -24,7 +28,9 @@ const std::string kRoot = GPM_SOURCE_DIR;
 // The JSON detail of the one operation of `app` (written to a temporary file) on `machine`.
 nlohmann::json detail_of(const std::string& machine, const std::string& app_text,
                          std::vector<driver::Setting> settings = {}) {
-  std::string path = "nccl_model_test_app.gpm";
+  // One file per process and text: ctest runs the test cases as processes side by side.
+  std::string path = "nccl_model_test_" + std::to_string(::getpid()) + "_" +
+                     std::to_string(std::hash<std::string>{}(app_text)) + ".gpm";
   std::ofstream(path) << app_text;
   driver::Session s{driver::Options{{}, GPM_SOURCE_DIR "/stdlib"}};
   settings.push_back({"comm_model", "nccl"});
@@ -32,6 +38,7 @@ nlohmann::json detail_of(const std::string& machine, const std::string& app_text
   REQUIRE(compiled);
   backend::Evaluation e;
   REQUIRE(s.evaluate(*compiled, e));
+  std::remove(path.c_str());
   auto doc = nlohmann::json::parse(backend::json_report(e));
   return doc["phases"][0]["operations"][0]["detail"];
 }
