@@ -112,7 +112,7 @@ TEST_CASE("nccl: DGX H100 all-reduce on one node considers NVLS (NVSwitch 3) and
   CHECK(d["algorithm"] == "nvls");
 }
 
-TEST_CASE("nccl: all-gather's bytes are one rank's part; NCCL's are the gathered buffer") {
+TEST_CASE("nccl: all-gather's bytes are one rank's part, NCCL's the gathered buffer") {
   auto d = detail_of("dgx_a100.gpm", "app a { mpi allgather { ranks = 8; bytes = 64 MiB; algorithm = ring; protocol = simple } }");
   const double n = 8 * 64.0 * 1024 * 1024, p = 8;
   CHECK(near(candidate(d, "ring", "Simple"), (8.4 + (p - 1) * 3.4) * 1e-6 + n / (240e9 * p / (p - 1))));
