@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <tuple>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "support/source_manager.h"
@@ -146,6 +147,13 @@ struct Module {
   std::set<int32_t> shape_slots;
   int find_param(const std::string& name) const;
 };
+
+// Whether the module calls an engine of that name (engine.h's name(): "mpi-nccl", "overlap", ...).
+inline bool has_engine(const Module& module, std::string_view name) {
+  for (const auto& call : module.engine_calls)
+    if (call.engine && call.engine->name() == name) return true;
+  return false;
+}
 
 // Raised when a model would lower to an unreasonable amount of IR; reported as a ModelTooLarge error at `range`
 // (the declaration, call or expression being lowered when the limit was reached).

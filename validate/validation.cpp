@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "backend/interp/point.h"
+#include "backend/report/report.h"
 #include "backend/jit/jit.h"
 #include "support/suggest.h"
 
@@ -170,22 +171,6 @@ void report_failed(support::DiagnosticEngine& diags, const std::vector<Column>& 
                                 describe_point(columns, row)));
 }
 
-// The algorithm and protocol the nccl model chose for each of its operations in `e`, joined by ", ".
-std::string choices_of(const backend::Evaluation& e) {
-  std::string out;
-  for (const auto& phase : e.phases)
-    for (const auto& row : phase.rows)
-      if (row.detail.is_object() && row.detail.value("comm_model", std::string()) == "nccl")
-        out += (out.empty() ? "" : ", ") + row.detail["algorithm"].get<std::string>() + "/" +
-               row.detail["protocol"].get<std::string>();
-  return out;
-}
-
-bool has_choices(const ir::Module& module) {
-  for (const auto& call : module.engine_calls)
-    if (call.engine && call.engine->name() == "mpi-nccl") return true;
-  return false;
-}
 
 // Points that keep the model's shape: the compiled `base` with the columns' slots set per point.
 bool predict_same_shape(driver::Session& session, const driver::Compiled& base, const CsvTable& table,
@@ -206,9 +191,9 @@ bool predict_same_shape(driver::Session& session, const driver::Compiled& base, 
     point.predicted_s = jitted ? jitted->point()(point.values.data(), phases.data())
                                : backend::evaluate_point(module, bound, scratch, phases.data());
     if (!std::isnan(point.predicted_s)) {
-      if (has_choices(module)) {  // the full evaluation, for the choice the report shows
+      if (ir::has_engine(module, "mpi-nccl")) {  // the full evaluation, for the choice the report shows
         backend::Evaluation e;
-        if (backend::evaluate(module, bound, session.diags(), e)) point.choice = choices_of(e);
+        if (backend::evaluate(module, bound, session.diags(), e)) point.choice = backend::nccl_choices(e);
       }
       continue;
     }
@@ -244,7 +229,7 @@ bool predict_reshaped(driver::Session& session, const driver::Compiled& base, co
       return false;
     }
     point.predicted_s = evaluation.total_s;
-    point.choice = choices_of(evaluation);
+    point.choice = backend::nccl_choices(evaluation);
   }
   return true;
 }

@@ -29,4 +29,14 @@ std::string nccl_choice_table(const Evaluation& e) {
   return out;
 }
 
+std::string nccl_choices(const Evaluation& e) {
+  std::string out;
+  for (const auto& phase : e.phases)
+    for (const auto& row : phase.rows)
+      if (row.detail.is_object() && row.detail.value("comm_model", std::string()) == "nccl")
+        out += (out.empty() ? "" : ", ") + row.detail["algorithm"].get<std::string>() + "/" +
+               row.detail["protocol"].get<std::string>();
+  return out;
+}
+
 }  // namespace gpm::backend

@@ -60,8 +60,14 @@ std::vector<std::string> phase_names(const support::SourceManager& sources, cons
 class Writer {
  public:
   Writer(const std::string& format, const driver::Sweep& sweep, const ir::Module& module,
-         std::vector<std::string> phase_names)
-      : format_(format), sweep_(sweep), module_(module), phase_names_(std::move(phase_names)) {}
+         std::vector<std::string> phase_names, const support::SourceManager& sources)
+      : format_(format), sweep_(sweep), module_(module), phase_names_(std::move(phase_names)), sources_(sources) {
+    // The nccl model chooses an algorithm and protocol per point: a `chosen` column shows them (each such point
+    // is evaluated once more in full for it).
+    choices_ = ir::has_engine(module, "mpi-nccl");
+    for (uint64_t i = 0; i < sweep.size() && i < 4096 && !choices_; ++i)
+      choices_ = ir::has_engine(sweep.module_at(i), "mpi-nccl");
+  }
 
   nlohmann::ordered_json provenance;  // JSON: what produced the sweep (before its points)
 
@@ -71,6 +77,7 @@ class Writer {
       for (const auto& axis : sweep_.axes()) columns.push_back(support::csv_field(axis.name));
       columns.push_back("total_s");
       for (const auto& name : phase_names_) columns.push_back(support::csv_field(name));
+      if (choices_) columns.push_back("chosen");
       columns.push_back("error");  // empty, or why the point could not be evaluated
       out_ += fmt::format("{}\n", fmt::join(columns, ","));
     } else if (format_ == "json") {
@@ -91,6 +98,7 @@ class Writer {
       for (const auto& axis : sweep_.axes()) table_.push_back({axis.name});
       table_.push_back({"total"});
       for (const auto& name : phase_names_) table_.push_back({name});
+      if (choices_) table_.push_back({"chosen"});
     }
   }
 
@@ -105,17 +113,20 @@ class Writer {
         csv_coordinates(at.data());
         fmt::format_to(std::back_inserter(out_), "{}", total);
         for (size_t k = 0; k < p; ++k) fmt::format_to(std::back_inserter(out_), ",{}", ph[k]);
+        if (choices_) out_ += "," + support::csv_field(choice(i));
         out_ += ",\n";
       } else if (format_ == "json") {
         nlohmann::ordered_json point = json_coordinates(at.data());
         point["total_s"] = total;
         point["phases_s"] = std::vector<double>(ph, ph + p);
+        if (choices_) point["chosen"] = choice(i);
         out_ += (i == 0 ? "\n    " : ",\n    ") + point.dump();
       } else {
         size_t c = 0;
         for (size_t k = 0; k < dims; ++k) table_[c++].push_back(value_text(sweep_.axes()[k], at[k]));
         table_[c++].push_back(backend::format_seconds(total));
         for (size_t k = 0; k < p; ++k) table_[c++].push_back(backend::format_seconds(ph[k]));
+        if (choices_) table_[c++].push_back(choice(i));
         errors_column_.push_back("");
       }
     }
@@ -130,7 +141,7 @@ class Writer {
     sweep_.coordinates(i, at.data());
     if (format_ == "csv") {
       csv_coordinates(at.data());
-      out_ += std::string(p + 1, ',') + support::csv_field(message) + "\n";
+      out_ += std::string(p + 1 + (choices_ ? 1 : 0), ',') + support::csv_field(message) + "\n";
     } else if (format_ == "json") {
       nlohmann::ordered_json point = json_coordinates(at.data());
       point["total_s"] = nullptr;
@@ -141,6 +152,7 @@ class Writer {
       size_t c = 0;
       for (size_t k = 0; k < dims; ++k) table_[c++].push_back(value_text(sweep_.axes()[k], at[k]));
       for (size_t k = 0; k <= p; ++k) table_[c++].push_back("-");
+      if (choices_) table_[c++].push_back("-");
       errors_column_.push_back(message);
     }
     flush();
@@ -172,6 +184,15 @@ class Writer {
   }
 
  private:
+  // What the nccl model chose at point `i` (the full evaluation of that point), or empty.
+  std::string choice(uint64_t i) const {
+    const ir::Module& module = sweep_.module_at(i);
+    if (!ir::has_engine(module, "mpi-nccl")) return "";
+    support::DiagnosticEngine diags(sources_);
+    backend::Evaluation e;
+    if (!backend::evaluate(module, sweep_.bound_at(i), diags, e)) return "";
+    return backend::nccl_choices(e);
+  }
   // A point's value of each varied parameter: CSV fields (each followed by a comma), or a JSON object.
   void csv_coordinates(const double* at) {
     for (size_t k = 0; k < sweep_.axes().size(); ++k) {
@@ -197,6 +218,8 @@ class Writer {
   const driver::Sweep& sweep_;
   const ir::Module& module_;
   std::vector<std::string> phase_names_;
+  const support::SourceManager& sources_;
+  bool choices_ = false;
   std::string out_;
   std::vector<std::vector<std::string>> table_;  // one column each, header first
   std::vector<std::string> errors_column_;        // table: each row's error ("" when none), without its header
@@ -272,7 +295,8 @@ int run_sweep(const CommonOptions& common, const SweepOptions& options) {
   }
   const driver::Sweep& sweep = *sweep_owner;
   unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  Writer writer(options.format, sweep, compiled->module, phase_names(session.sources(), compiled->module, shaped));
+  Writer writer(options.format, sweep, compiled->module, phase_names(session.sources(), compiled->module, shaped),
+                session.sources());
   session.diags().flush(std::cerr);  // warnings, before the rows
   writer.provenance = provenance_json(session, options.sets, options.varies);
   writer.header();
