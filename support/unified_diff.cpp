@@ -2,6 +2,7 @@
 #include "support/unified_diff.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include <fmt/format.h>
