@@ -39,6 +39,8 @@ expect interp gpmc sweep --backend i
 expect --vary gpmc sweep --v
 expect --measured gpmc validate --m
 expect project gpmc pro
+expect fmt gpmc fm
+expect --check gpmc fmt --c
 expect --version gpmc --v
 # No suggestion where a file is expected (bash then completes file names, `complete -o default`).
 [[ -z "$(completions gpmc eval "")" ]] || fail "\`gpmc eval\` suggests words where a file is expected"

@@ -1,4 +1,4 @@
-// commands.h: the gpmc subcommands (check, eval, sweep, dump-ast, dump-ir, dump-llvm, search, validate,
+// commands.h: the gpmc subcommands (check, fmt, eval, sweep, dump-ast, dump-ir, dump-llvm, search, validate,
 // project), each returning an exit status.
 #pragma once
 #include <cstdint>
@@ -63,6 +63,8 @@ int run_dump_ast(const CommonOptions& common, const std::string& file);
 int run_dump_ir(const CommonOptions& common, const EvalOptions& options);
 int run_dump_llvm(const CommonOptions& common, const EvalOptions& options);
 int run_sweep(const CommonOptions& common, const SweepOptions& options);
+// fmt_command.cpp: `gpmc fmt`, each file rewritten in the canonical layout, or with --check its diff shown.
+int run_fmt(const std::vector<std::string>& files, bool check);
 // offload_commands.cpp: eval --compare strategy, and the --timeline file.
 int run_compare_strategies(const CommonOptions& common, const EvalOptions& options);
 // commands.cpp: `eval --flows-out FILE.csv`, every flow of the evaluation (start, end, route).

@@ -62,6 +62,19 @@ int main(int argc, char** argv) {
   check->footer("Parses and checks names, units and structure, and evaluates every parameter and constant and\n"
                 "each machine's topology. Exit status 0 when clean, 1 with diagnostics otherwise.");
 
+  std::vector<std::string> fmt_files;
+  bool fmt_check = false;
+  auto* format = app.add_subcommand("fmt", "Rewrite .gpm files in the canonical layout (--check: show the diff)");
+  format->add_option("files", fmt_files, ".gpm files")->required();
+  format->add_flag("--check", fmt_check,
+                   "Change nothing: print a unified diff for each file not in the canonical layout and exit 1 if any");
+  format->footer("Indentation, spacing, blank lines, aligned kernels, MPI fits and trailing comments (docs/fmt.md);\n"
+                 "every comment is kept and the tokens are unchanged. A file with a syntax error is reported and left\n"
+                 "as it is. Exit status: 0 when every file is (now) formatted, 1 otherwise.\n"
+                 "Examples:\n"
+                 "  gpmc fmt --check machines/*.gpm apps/*.gpm stdlib/*.gpm\n"
+                 "  gpmc fmt apps/my_app.gpm");
+
   auto* eval = app.add_subcommand("eval", "Evaluate an app on a machine and report the predicted time");
   eval->add_option("machine", eval_options.machine, "Machine model (.gpm)")->required();
   eval->add_option("app", eval_options.app, "App model (.gpm)")->required();
@@ -233,7 +246,7 @@ int main(int argc, char** argv) {
     std::string word = argv[1];
     if (app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == word; }).empty()) {
       std::cerr << "gpmc: error: unknown subcommand `" << word
-                << "` (check, eval, sweep, dump-ast, dump-ir, dump-llvm, search, validate, project) [UsageError]\nRun `gpmc "
+                << "` (check, fmt, eval, sweep, dump-ast, dump-ir, dump-llvm, search, validate, project) [UsageError]\nRun `gpmc "
                    "--help`.\n";
       return 1;
     }
@@ -258,6 +271,7 @@ int main(int argc, char** argv) {
   }
   return run_with_large_stack([&]() -> int {
     if (*check) return gpm::cli::run_check(common, check_files);
+    if (*format) return gpm::cli::run_fmt(fmt_files, fmt_check);
     if (*eval) return gpm::cli::run_eval(common, eval_options);
     if (*sweep) return gpm::cli::run_sweep(common, sweep_options);
     if (*dump_llvm) return gpm::cli::run_dump_llvm(common, ir_options);
