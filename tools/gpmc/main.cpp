@@ -1,6 +1,8 @@
 // main.cpp: the gpmc command line (CLI11): parses arguments and dispatches to a subcommand on a large stack.
 #include <pthread.h>
 
+#include "support/diagnostic_format.h"
+
 #include <exception>
 #include <functional>
 #include <iostream>
@@ -9,6 +11,7 @@
 
 #include "tools/gpmc/commands.h"
 #include "tools/gpmc/completion.h"
+#include "tools/gpmc/diagnostic_options.h"
 #include "tools/gpmc/usage.h"
 
 namespace {
@@ -29,7 +32,9 @@ int run_with_large_stack(const std::function<int()>& work) {
     try {
       j->status = (*j->work)();
     } catch (const std::exception& e) {
-      std::cerr << "gpmc: internal error: " << e.what() << "\nPlease report this with the input that caused it.\n";
+      std::string message = std::string("internal error: ") + e.what();
+      gpm::support::write_message(std::cerr, "error", message,
+                                  "gpmc: " + message + "\nPlease report this with the input that caused it.\n");
       j->status = 2;
     }
     return nullptr;
@@ -42,11 +47,14 @@ int run_with_large_stack(const std::function<int()>& work) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int run_gpmc(int argc, char** argv) {
+  int first_word = gpm::cli::apply_diagnostic_options(argc, argv);
   CLI::App app{"gpmc: compiles and evaluates .gpm performance models of GPU machines and applications"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("gpmc ") + GPM_VERSION + " (commit " + gpm::cli::kCommit + ")");
   gpm::cli::CommonOptions common;
+  gpm::cli::DiagnosticOptions diagnostic_options;  // applied before parsing (apply_diagnostic_options)
+  gpm::cli::add_diagnostic_options(&app, diagnostic_options);
   gpm::cli::EvalOptions eval_options, ir_options;
   std::vector<std::string> check_files;
   std::string ast_file;
@@ -54,6 +62,7 @@ int main(int argc, char** argv) {
   auto add_includes = [&](CLI::App* sub) {
     sub->add_option("--include,-I", common.include_dirs, "Extra folder searched by `import` (repeatable)");
     sub->add_flag("--Werror", common.warnings_as_errors, "Treat warnings (substituted or ignored inputs) as errors");
+    gpm::cli::add_diagnostic_options(sub, diagnostic_options);
   };
 
   auto* check = app.add_subcommand("check", "Check files; silent with exit status 0 when they are clean");
@@ -229,12 +238,13 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"bash", "zsh"}));
 
   // CLI11 reports an unknown first word as a missing subcommand; name it instead.
-  if (argc > 1 && argv[1][0] != '-') {
-    std::string word = argv[1];
+  if (first_word < argc && argv[first_word][0] != '-') {
+    std::string word = argv[first_word];
     if (app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == word; }).empty()) {
-      std::cerr << "gpmc: error: unknown subcommand `" << word
-                << "` (check, eval, sweep, dump-ast, dump-ir, dump-llvm, search, validate, project) [UsageError]\nRun `gpmc "
-                   "--help`.\n";
+      std::string names;  // the visible subcommands, in the order --help lists them
+      for (const CLI::App* sub : app.get_subcommands([](CLI::App* s) { return !s->get_group().empty(); }))
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+      gpm::cli::report_usage_error("unknown subcommand `" + word + "` (" + names + ")", "Run `gpmc --help`.\n");
       return 1;
     }
   }
@@ -247,8 +257,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "gpmc: error: " << gpm::cli::usage_message(app, e)
-              << " [UsageError]\nRun `gpmc --help` or `gpmc SUBCOMMAND --help`.\n";
+    gpm::cli::report_usage_error(gpm::cli::usage_message(app, e), "Run `gpmc --help` or `gpmc SUBCOMMAND --help`.\n");
     return 1;
   }
 
@@ -267,4 +276,10 @@ int main(int argc, char** argv) {
     if (*project) return gpm::cli::run_project(common, project_options);
     return gpm::cli::run_dump_ir(common, ir_options);
   });
+}
+
+int main(int argc, char** argv) {
+  int status = run_gpmc(argc, argv);
+  gpm::cli::finish_diagnostics(status);
+  return status;
 }
