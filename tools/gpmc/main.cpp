@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "lsp/server.h"
 #include "tools/gpmc/commands.h"
 #include "tools/gpmc/completion.h"
 #include "tools/gpmc/diagnostic_options.h"
@@ -229,6 +230,10 @@ static int run_gpmc(int argc, char** argv) {
       "      --to machines/summit.gpm\n"
       "Exit status: 0 on success, 1 on any error in the models or the traces. Described in docs/output.md.");
 
+  auto* lsp = app.add_subcommand("lsp", "Run the language server (LSP over stdin and stdout) for editors");
+  lsp->footer("Diagnostics as you type, hover (a name's value, unit, dimension and comment), go to definition\n"
+               "across imports, completion of attribute names and keywords. Editor set-up: docs/lsp.md.");
+
   // Hidden (no group): the shell completion scripts, written from the definitions above (docs/install.md).
   std::string completion_shell;
   auto* completion = app.add_subcommand("completion", "Print the bash or zsh completion script of gpmc");
@@ -274,6 +279,7 @@ static int run_gpmc(int argc, char** argv) {
     if (*search) return gpm::cli::run_search(common, search_options);
     if (*validate) return gpm::cli::run_validate(common, validate_options);
     if (*project) return gpm::cli::run_project(common, project_options);
+    if (*lsp) return gpm::lsp::run_server(std::cin, std::cout, std::cerr);
     return gpm::cli::run_dump_ir(common, ir_options);
   });
 }
