@@ -30,6 +30,13 @@ std::string Analysis::file_path(support::FileId file) const {
   return shown;
 }
 
+bool Analysis::reads(const std::string& path) const {
+  const support::SourceManager& sources = session_->sources();
+  for (support::FileId id = 0; id < support::FileId(sources.file_count()); ++id)
+    if (id != file_ && !sources.is_fragment(id) && file_path(id) == path) return true;
+  return false;
+}
+
 Json Analysis::location_json(support::SourceRange range) const {
   return {{"uri", path_to_uri(file_path(range.file))},
           {"range", range_json(session_->sources().text(range.file), range.begin, range.end)}};

@@ -28,6 +28,8 @@ class Analysis {
   // CompletionItem objects: attribute names of every schema, keywords, and the names visible at `offset`.
   Json completion(uint32_t offset) const;
   const std::string& text() const { return text_; }
+  // Whether the check read the file `path` (an import of the document, directly or not).
+  bool reads(const std::string& path) const;
 
  private:
   // What a name at an offset of the document refers to.

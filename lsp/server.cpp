@@ -56,6 +56,8 @@ class Server {
   Json request(const std::string& method, const Json& params);
   void notify(const std::string& method, const Json& params);
   void analyse(const std::string& uri, Document& document);
+  // Checks again every other open document whose last check read the document `uri` (its imports and theirs).
+  void analyse_importers(const std::string& uri);
   std::map<std::string, std::string> open_texts() const;
   // The open document and the byte offset of `params.position`, or null when the document is not open.
   const Document* at(const Json& params, uint32_t& offset) const;
@@ -155,6 +157,7 @@ void Server::notify(const std::string& method, const Json& params) {
     document.path = uri_to_path(uri);
     document.text = string_member(item, "text");
     analyse(uri, document);
+    analyse_importers(uri);
   } else if (method == "textDocument/didChange") {
     std::string uri = string_member(member(params, "textDocument"), "uri");
     auto it = documents_.find(uri);
@@ -176,9 +179,11 @@ void Server::notify(const std::string& method, const Json& params) {
     }
     it->second.text = std::move(text);
     analyse(uri, it->second);
+    analyse_importers(uri);
   } else if (method == "textDocument/didClose") {
     std::string uri = string_member(member(params, "textDocument"), "uri");
     documents_.erase(uri);
+    analyse_importers(uri);  // they read the file from disk again
     write_message(out_, notification("textDocument/publishDiagnostics",
                                      {{"uri", uri}, {"diagnostics", Json::array()}}));
   }
@@ -202,6 +207,12 @@ void Server::analyse(const std::string& uri, Document& document) {
     log_ << "gpmc lsp: checking `" << document.path << "` failed: " << e.what() << "\n" << std::flush;
   }
   write_message(out_, notification("textDocument/publishDiagnostics", {{"uri", uri}, {"diagnostics", diagnostics}}));
+}
+
+void Server::analyse_importers(const std::string& uri) {
+  std::string path = uri_to_path(uri);
+  for (auto& [other, document] : documents_)
+    if (other != uri && document.analysis && document.analysis->reads(path)) analyse(other, document);
 }
 
 const Server::Document* Server::at(const Json& params, uint32_t& offset) const {

@@ -158,6 +158,22 @@ def main():
         check("result" in by_id[13] and by_id[13]["result"] is None, "shutdown: null result")
         check(by_id[14].get("error", {}).get("code") == -32600, "a request after shutdown: InvalidRequest")
 
+        # An import opened and changed in the editor: the importer is checked again with the editor's text.
+        open_lib = {"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                    "params": {"textDocument": {"uri": lib_uri, "languageId": "gpm", "version": 1,
+                                                "text": LIB.replace("16 GB/s", "16 GB")}}}
+        open_main = {"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                     "params": {"textDocument": {"uri": uri, "languageId": "gpm", "version": 1, "text": MAIN_GOOD}}}
+        shutdown, exit_ = messages[-3], messages[-1]
+        session = [messages[1], messages[2], open_main, open_lib, shutdown, exit_]
+        p = subprocess.run([gpmc, "lsp"], input=b"".join(frame(m) for m in session), stdout=subprocess.PIPE,
+                           timeout=120)
+        published = [r["params"] for r in read_messages(p.stdout) if r.get("method") == "textDocument/publishDiagnostics"]
+        check([d["uri"] for d in published] == [uri, lib_uri, uri], "an import's change checks its importer again")
+        check(published and published[0]["diagnostics"] == [], "the importer is clean at first")
+        check(published and [d.get("code") for d in published[-1]["diagnostics"]] == ["UnitMismatch"],
+              "the importer is checked with the import's new text: %s" % (published[-1:],))
+
         # The end of input without `exit`, and `exit` without shutdown: status 1, no crash.
         p = subprocess.run([gpmc, "lsp"], input=frame(messages[1]), stdout=subprocess.PIPE, timeout=60)
         check(p.returncode == 1, "end of input without shutdown: status 1")
