@@ -54,7 +54,7 @@ TEST_CASE("diagnostic format: colour wraps the parts of the text form and keeps 
   std::string plain = diags.render(d), colored = diags.render(d, true);
   CHECK(colored.find("\033[1mm.gpm:1:9:\033[0m \033[1;31merror:\033[0m") == 0);
   CHECK(colored.find("\033[1;36mnote:") != std::string::npos);
-  CHECK(colored.find("\033[1;32m^~\033[0m") != std::string::npos);
+  CHECK(colored.find("  \033[1;32m        ^~\033[0m\n") != std::string::npos);  // the caret line, green
   std::string stripped;  // without the escape sequences, the text form itself
   for (size_t i = 0; i < colored.size(); ++i) {
     if (colored[i] == '\033') {
