@@ -37,6 +37,7 @@ class Analysis {
     const frontend::Decl* decl = nullptr;        // a declaration
     const frontend::FnDecl* fn = nullptr;        // with `param`: a parameter of this function
     const frontend::FnParam* param = nullptr;
+    const frontend::KernelDecl* kernel = nullptr;  // a kernel of the enclosing app (`run K`)
     std::string word;                            // the name as written
   };
   Target resolve(uint32_t offset) const;

@@ -82,6 +82,12 @@ Analysis::Target Analysis::resolve(uint32_t offset) const {
         return target;
       }
   }
+  if (outer && outer->kind == DeclKind::App)
+    for (const auto& kernel : static_cast<const frontend::AppDecl*>(outer)->kernels)
+      if (kernel->name == word) {
+        target.kernel = kernel.get();
+        return target;
+      }
   if (auto it = program.globals.find(word); it != program.globals.end()) target.decl = it->second;
   return target;
 }
@@ -123,6 +129,13 @@ Json Analysis::hover(uint32_t offset) const {
   std::string code, details, comment;
   if (target.param) {
     code = fmt::format("{}: {}  // a parameter of fn {}", target.param->name, target.param->type.text, target.fn->name);
+  } else if (target.kernel) {
+    const frontend::KernelDecl& kernel = *target.kernel;
+    std::string attrs;
+    for (const auto& attr : kernel.attrs) attrs += (attrs.empty() ? "" : ", ") + attr.name;
+    code = "kernel " + kernel.name;
+    details = attrs.empty() ? "" : "attributes: " + attrs;
+    if (kernel.range.valid()) comment = declaration_comment(session_->sources().text(kernel.range.file), kernel.range.begin);
   } else if (target.decl) {
     const Decl& decl = *target.decl;
     const Decl* owner = session_->program().owner_of(&decl);
@@ -196,6 +209,7 @@ Json Analysis::definition(uint32_t offset) const {
     }
   Target target = resolve(offset);
   if (target.param) return location_json(target.param->range);
+  if (target.kernel && target.kernel->name_range.valid()) return location_json(target.kernel->name_range);
   if (target.decl && target.decl->name_range.valid()) return location_json(target.decl->name_range);
   return nullptr;
 }

@@ -174,6 +174,28 @@ def main():
         check(published and [d.get("code") for d in published[-1]["diagnostics"]] == ["UnitMismatch"],
               "the importer is checked with the import's new text: %s" % (published[-1:],))
 
+        # A kernel named by `run`: hover shows it (with its comment), definition goes to its declaration.
+        app_uri = "file://" + urllib.parse.quote(os.path.join(tmp, "app.gpm"))
+        app_text = "app a {\n  kernel k { flops = 1 Gflop; bytes = 1 GB }  // the only kernel\n  run k\n}\n"
+        app_doc = {"uri": app_uri}
+        session = [messages[1], messages[2],
+                   {"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                    "params": {"textDocument": {"uri": app_uri, "languageId": "gpm", "version": 1, "text": app_text}}},
+                   {"jsonrpc": "2.0", "id": 20, "method": "textDocument/hover",
+                    "params": {"textDocument": app_doc, "position": {"line": 2, "character": 6}}},
+                   {"jsonrpc": "2.0", "id": 21, "method": "textDocument/definition",
+                    "params": {"textDocument": app_doc, "position": {"line": 2, "character": 6}}},
+                   shutdown, exit_]
+        p = subprocess.run([gpmc, "lsp"], input=b"".join(frame(m) for m in session), stdout=subprocess.PIPE,
+                           timeout=120)
+        by_id = {r["id"]: r for r in read_messages(p.stdout) if r.get("id") is not None}
+        hover = (by_id[20].get("result") or {}).get("contents", {}).get("value", "")
+        check("kernel k" in hover and "flops, bytes" in hover and "the only kernel" in hover,
+              "hover of a kernel: %r" % hover)
+        loc = by_id[21].get("result") or {}
+        check(loc.get("uri") == app_uri and loc.get("range", {}).get("start") == {"line": 1, "character": 9},
+              "definition of a kernel: %s" % loc)
+
         # The end of input without `exit`, and `exit` without shutdown: status 1, no crash.
         p = subprocess.run([gpmc, "lsp"], input=frame(messages[1]), stdout=subprocess.PIPE, timeout=60)
         check(p.returncode == 1, "end of input without shutdown: status 1")
