@@ -49,6 +49,8 @@ string(APPEND include
   "The folder of the standard library (roofline.gpm, transfer.gpm...), loaded before every model. When it is not set,\n"
   "gpmc uses share/gpmc/stdlib beside the folder of its executable (an installed tree, wherever it is moved), else\n"
   "the source tree's stdlib/ it was built from.\n"
+  ".TP\n.B NO_COLOR\n"
+  "When set and not empty, --color=auto (the default) does not colour diagnostics, even on a terminal.\n"
   "[FILES]\n"
   ".TP\n.I PREFIX/share/gpmc/stdlib\n"
   "The standard library.\n"

@@ -91,6 +91,10 @@ class Session {
   void add_generated_file(const std::string& path, std::string text) { loader_.add_generated(path, std::move(text)); }
   // Evaluates a compiled model with the reference interpreter.
   bool evaluate(const Compiled& compiled, backend::Evaluation& out);
+  // What check() loaded and checked, for tools that look into the program (the language server): every module
+  // (imports before importers) and the checked program (complete only when check() succeeded).
+  std::vector<frontend::Module*> modules() const { return loader_.modules(); }
+  const frontend::CheckedProgram& program() const { return sema_.program(); }
 
  private:
   std::unique_ptr<Compiled> compile_checked(const std::string& machine_file, const std::string& app_file,

@@ -2,6 +2,7 @@
 #include "frontend/lexer.h"
 
 #include "GpmParser.h"
+#include "frontend/parse.h"
 
 namespace gpm::frontend {
 namespace {
@@ -45,6 +46,17 @@ Lexer::Lexer(CodePointInput& input) : input_(input), text_(input.code_points()),
   static const Literals literals;
   return literals;
 }()) {}
+
+std::vector<std::string> keyword_words() {
+  CodePointInput empty("");
+  Lexer lexer(empty);
+  std::vector<std::string> out;
+  for (size_t type = 1; type < lexer.literals_.text.size(); ++type) {
+    const std::string& word = lexer.literals_.text[type];
+    if (!word.empty() && is_ident_start(static_cast<unsigned char>(word[0]))) out.push_back(word);
+  }
+  return out;
+}
 
 std::string_view Lexer::literal(size_t type) const {
   return type < literals_.text.size() ? std::string_view(literals_.text[type]) : std::string_view();

@@ -63,6 +63,7 @@ class Lexer : public antlr4::TokenSource {
   size_t pos_ = 0, line_ = 1, column_ = 0;
   struct Literals;
   const Literals& literals_;  // the keywords and punctuation of the generated vocabulary (built once)
+  friend std::vector<std::string> keyword_words();
 };
 
 }  // namespace gpm::frontend

@@ -2,6 +2,7 @@
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "frontend/ast.h"
 #include "support/diagnostics.h"
@@ -17,6 +18,10 @@ inline constexpr int kMaxNesting = 256;
 // Parses one file already added to the SourceManager. Returns null when the file has lexical or
 // syntax errors (they are reported to `diags`).
 std::unique_ptr<Module> parse_module(const SourceManager& sources, FileId file, DiagnosticEngine& diags);
+
+// The keywords of the language (the literals of the generated vocabulary that are words: `machine`, `param`...), in
+// token-type order; for completion in editors.
+std::vector<std::string> keyword_words();
 
 // Parses a standalone expression, for `--set name=value`; reports errors against `file`.
 ExprPtr parse_expression(const SourceManager& sources, FileId file, DiagnosticEngine& diags);

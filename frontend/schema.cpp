@@ -122,6 +122,12 @@ const std::map<std::string, std::vector<AttrSpec>, std::less<>>& schemas() {
 
 }  // namespace
 
+std::vector<std::string> attribute_owners() {
+  std::vector<std::string> out;
+  for (const auto& entry : schemas()) out.push_back(entry.first);
+  return out;
+}
+
 const std::vector<AttrSpec>* attribute_schema(std::string_view owner) {
   auto it = schemas().find(owner);
   return it == schemas().end() ? nullptr : &it->second;

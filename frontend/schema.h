@@ -20,6 +20,8 @@ struct AttrSpec {
 // Schemas by owner: "cpu", "gpu", "memory", "switch", "root", "nic", "link", "kernel", "machine".
 const std::vector<AttrSpec>* attribute_schema(std::string_view owner);
 const AttrSpec* find_attribute(std::string_view owner, std::string_view name);
+// Every owner the tables describe ("cpu", "gpu", ..., "machine"), in name order.
+std::vector<std::string> attribute_owners();
 // The component kinds a node may contain.
 bool is_component_kind(std::string_view kind);
 // Comma-separated attribute names of an owner, for "did you mean" style messages.

@@ -118,6 +118,11 @@ void Lowerer::lower_params(const std::vector<const Decl*>& owners) {
     if (wanted(l)) lower_decl_value(*l);
 }
 
+ValueId Lowerer::value_of(const Decl* decl) const {
+  auto it = decl_values_.find(decl);
+  return it == decl_values_.end() ? ir::kNoValue : it->second;
+}
+
 int Lowerer::slot_of(const ParamDecl* decl) const {
   for (size_t i = 0; i < slot_decls_.size(); ++i)
     if (slot_decls_[i] == decl) return int(i);

@@ -53,6 +53,8 @@ class Lowerer {
   void lower_params(const std::vector<const frontend::Decl*>& owners);
   // The parameter slot of a declaration lowered by lower_params, or -1.
   int slot_of(const frontend::ParamDecl* decl) const;
+  // The instruction holding the value of a param or let lowered by lower_params, or kNoValue.
+  ValueId value_of(const frontend::Decl* decl) const;
   // The machine's topology; array sizes are evaluated with the bound parameter values.
   void lower_machine(const frontend::MachineDecl& machine);
   // The app's operations as a task tree (needs the machine's topology).

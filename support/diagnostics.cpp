@@ -1,6 +1,8 @@
 // diagnostics.cpp: stores diagnostics and renders `file:line:col: error: message [Kind]` with a caret.
 #include "support/diagnostics.h"
 
+#include "support/diagnostic_format.h"
+
 #include <ostream>
 
 #include <fmt/format.h>
@@ -66,7 +68,9 @@ void DiagnosticEngine::add(DiagKind kind, SourceRange range, std::string message
 DiagnosticEngine::Location DiagnosticEngine::location(SourceRange range) const {
   if (!range.valid()) return {};
   LineColumn pos = sources_.line_column(range.file, range.begin);
-  return {std::string(sources_.path(range.file)), uint32_t(pos.line), uint32_t(pos.column)};
+  LineColumn end = sources_.line_column(range.file, std::max(range.begin, range.end));
+  return {std::string(sources_.path(range.file)), uint32_t(pos.line), uint32_t(pos.column), uint32_t(end.line),
+          uint32_t(end.column)};
 }
 
 void DiagnosticEngine::note(SourceRange range, std::string message) {
@@ -97,7 +101,7 @@ static std::vector<std::string> display_cells(std::string_view line) {
 
 // Prints the source line and a caret line under the range (clipped to its first line). Long lines are
 // shown as a window around the caret.
-static std::string caret_lines(const SourceManager& sources, SourceRange range) {
+static std::string caret_lines(const SourceManager& sources, SourceRange range, bool color) {
   constexpr size_t kWidth = 100;
   LineColumn start = sources.line_column(range.file, range.begin);
   LineColumn stop = sources.line_column(range.file, range.end);
@@ -113,29 +117,53 @@ static std::string caret_lines(const SourceManager& sources, SourceRange range) 
   for (size_t i = window_begin; i < std::min(first, window_end); ++i) marks += cells[i] == "\t" ? '\t' : ' ';
   marks += '^';
   for (size_t i = first + 1; i < std::min(last, window_end); ++i) marks += '~';
+  if (color) return fmt::format("  {}\n  \033[1;32m{}\033[0m\n", text, marks);
   return fmt::format("  {}\n  {}\n", text, marks);
 }
 
-std::string DiagnosticEngine::render_location(SourceRange range, const char* severity,
-                                              const std::string& message, const char* kind) const {
-  std::string suffix = kind ? fmt::format(" [{}]", kind) : std::string();
-  if (!range.valid()) return fmt::format("gpmc: {}: {}{}\n", severity, message, suffix);
-  LineColumn pos = sources_.line_column(range.file, range.begin);
-  return fmt::format("{}:{}:{}: {}: {}{}\n", sources_.path(range.file), pos.line, pos.column, severity,
-                     message, suffix) +
-         caret_lines(sources_, range);
+// clang's colours: the location and the message bold, the severity in its colour.
+static const char* severity_color(const char* severity) {
+  std::string_view s = severity;
+  if (s == "error") return "\033[1;31m";
+  if (s == "warning") return "\033[1;35m";
+  return "\033[1;36m";  // note
 }
 
-std::string DiagnosticEngine::render(const Diagnostic& d) const {
-  std::string out = render_location(d.range, d.warning ? "warning" : "error", d.message, diag_kind_name(d.kind));
-  for (const auto& [range, text] : d.notes) out += render_location(range, "note", text, nullptr);
+std::string DiagnosticEngine::render_location(SourceRange range, const char* severity,
+                                              const std::string& message, const char* kind, bool color) const {
+  std::string suffix = kind ? fmt::format(" [{}]", kind) : std::string();
+  std::string where = "gpmc:";
+  if (range.valid()) {
+    LineColumn pos = sources_.line_column(range.file, range.begin);
+    where = fmt::format("{}:{}:{}:", sources_.path(range.file), pos.line, pos.column);
+  }
+  std::string head = color ? fmt::format("\033[1m{}\033[0m {}{}:\033[0m \033[1m{}{}\033[0m\n", where,
+                                         severity_color(severity), severity, message, suffix)
+                           : fmt::format("{} {}: {}{}\n", where, severity, message, suffix);
+  if (!range.valid()) return head;
+  return head + caret_lines(sources_, range, color);
+}
+
+std::string DiagnosticEngine::render(const Diagnostic& d, bool color) const {
+  std::string out =
+      render_location(d.range, d.warning ? "warning" : "error", d.message, diag_kind_name(d.kind), color);
+  for (const auto& [range, text] : d.notes) out += render_location(range, "note", text, nullptr, color);
   return out;
 }
 
 void DiagnosticEngine::flush(std::ostream& out) {
-  for (; flushed_ < diagnostics_.size(); ++flushed_) out << render(diagnostics_[flushed_]);
+  DiagnosticStyle style = diagnostic_style();
+  for (; flushed_ < diagnostics_.size(); ++flushed_) {
+    const Diagnostic& d = diagnostics_[flushed_];
+    if (style.format == DiagFormat::Json) out << diagnostic_json_line(*this, d) << '\n';
+    else if (style.format == DiagFormat::Sarif) sarif_add(*this, d);
+    else out << render(d, style.color);
+  }
   if (dropped_ > 0 && !reported_dropped_) {
-    out << fmt::format("gpmc: note: {} further errors not shown\n", dropped_);
+    std::string message = fmt::format("{} further errors not shown", dropped_);
+    std::string text = style.color ? fmt::format("\033[1mgpmc:\033[0m \033[1;36mnote:\033[0m \033[1m{}\033[0m\n", message)
+                                   : fmt::format("gpmc: note: {}\n", message);
+    write_message(out, "note", message, text);
     reported_dropped_ = true;
   }
   out.flush();

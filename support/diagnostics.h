@@ -38,22 +38,27 @@ class DiagnosticEngine {
   bool has_errors() const { return errors_ > 0; }
   size_t error_count() const { return errors_; }
   size_t warning_count() const { return diagnostics_.size() - errors_; }
-  // Where a range starts, as the renderer prints it: the file's path, line and column (empty path when invalid).
+  // Where a range starts, as the renderer prints it: the file's path, line and column (empty path when invalid),
+  // and where it ends (the line and column just past its last character).
   struct Location {
     std::string path;
     uint32_t line = 0, column = 0;
+    uint32_t end_line = 0, end_column = 0;
   };
   Location location(SourceRange range) const;
   const std::vector<Diagnostic>& diagnostics() const { return diagnostics_; }
-  // Renders every diagnostic not yet rendered, in the order reported.
+  // Writes every diagnostic not yet written, in the order reported, in the process's diagnostic style
+  // (support/diagnostic_format.h): text by default, coloured under --color, JSON Lines, or kept for the SARIF log.
   void flush(std::ostream& out);
-  std::string render(const Diagnostic& diagnostic) const;
+  // The text form; `color` adds clang's terminal colours (bold location, red error, magenta warning, cyan note,
+  // green caret).
+  std::string render(const Diagnostic& diagnostic, bool color = false) const;
   // Beyond this many errors the rest are counted but not stored.
   static constexpr size_t kMaxErrors = 50;
 
  private:
   std::string render_location(SourceRange range, const char* severity, const std::string& message,
-                              const char* kind) const;
+                              const char* kind, bool color) const;
   void add(DiagKind kind, SourceRange range, std::string message, bool warning);
   const SourceManager& sources_;
   std::vector<Diagnostic> diagnostics_;

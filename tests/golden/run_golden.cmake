@@ -3,7 +3,8 @@
 # cannot hold one); `%s` stands for the test file. Runs from the repository root, so paths print relative.
 # -DUPDATE=1 rewrites the expected file instead of comparing. Lines `// SQLITE: OUT SCRIPT [--truncate N |
 # --overwrite-from N]` first build OUT, an SQLite database, from the SQL file SCRIPT with -DMAKE_SQLITE (paths
-# from the repository root; OUT under a folder named `generated/`, which git ignores).
+# from the repository root; OUT under a folder named `generated/`, which git ignores). Lines `// ENV: NAME=VALUE`
+# set environment variables for the run (NAME= sets an empty value).
 cmake_minimum_required(VERSION 3.22)
 get_filename_component(dir "${TEST_FILE}" DIRECTORY)
 get_filename_component(name "${TEST_FILE}" NAME_WE)
@@ -32,7 +33,14 @@ endforeach()
 string(STRIP "${run_line}" run_line)
 string(REPLACE "%s" "${rel}" run_line "${run_line}")
 separate_arguments(args UNIX_COMMAND "${run_line}")
-execute_process(COMMAND "${GPMC}" ${args} WORKING_DIRECTORY "${ROOT}"
+file(STRINGS "${TEST_FILE}" env_lines REGEX "^// ENV: ")
+set(env_args)
+foreach(env_line ${env_lines})
+  string(REGEX REPLACE "^// ENV: " "" env_line "${env_line}")
+  string(STRIP "${env_line}" env_line)
+  list(APPEND env_args "${env_line}")
+endforeach()
+execute_process(COMMAND "${CMAKE_COMMAND}" -E env ${env_args} "${GPMC}" ${args} WORKING_DIRECTORY "${ROOT}"
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE status TIMEOUT 60)
 set(actual "# exit: ${status}\n# stdout:\n${out}# stderr:\n${err}")
 # The provenance of JSON results names the commit and the input files' digests, which change with every commit

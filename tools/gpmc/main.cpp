@@ -1,14 +1,18 @@
 // main.cpp: the gpmc command line (CLI11): parses arguments and dispatches to a subcommand on a large stack.
 #include <pthread.h>
 
+#include "support/diagnostic_format.h"
+
 #include <exception>
 #include <functional>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
+#include "lsp/server.h"
 #include "tools/gpmc/commands.h"
 #include "tools/gpmc/completion.h"
+#include "tools/gpmc/diagnostic_options.h"
 #include "tools/gpmc/usage.h"
 
 namespace {
@@ -29,7 +33,9 @@ int run_with_large_stack(const std::function<int()>& work) {
     try {
       j->status = (*j->work)();
     } catch (const std::exception& e) {
-      std::cerr << "gpmc: internal error: " << e.what() << "\nPlease report this with the input that caused it.\n";
+      std::string message = std::string("internal error: ") + e.what();
+      gpm::support::write_message(std::cerr, "error", message,
+                                  "gpmc: " + message + "\nPlease report this with the input that caused it.\n");
       j->status = 2;
     }
     return nullptr;
@@ -42,11 +48,14 @@ int run_with_large_stack(const std::function<int()>& work) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+static int run_gpmc(int argc, char** argv) {
+  int first_word = gpm::cli::apply_diagnostic_options(argc, argv);
   CLI::App app{"gpmc: compiles and evaluates .gpm performance models of GPU machines and applications"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("gpmc ") + GPM_VERSION + " (commit " + gpm::cli::kCommit + ")");
   gpm::cli::CommonOptions common;
+  gpm::cli::DiagnosticOptions diagnostic_options;  // applied before parsing (apply_diagnostic_options)
+  gpm::cli::add_diagnostic_options(&app, diagnostic_options);
   gpm::cli::EvalOptions eval_options, ir_options;
   std::vector<std::string> check_files;
   std::string ast_file;
@@ -54,6 +63,7 @@ int main(int argc, char** argv) {
   auto add_includes = [&](CLI::App* sub) {
     sub->add_option("--include,-I", common.include_dirs, "Extra folder searched by `import` (repeatable)");
     sub->add_flag("--Werror", common.warnings_as_errors, "Treat warnings (substituted or ignored inputs) as errors");
+    gpm::cli::add_diagnostic_options(sub, diagnostic_options);
   };
 
   auto* check = app.add_subcommand("check", "Check files; silent with exit status 0 when they are clean");
@@ -233,6 +243,10 @@ int main(int argc, char** argv) {
       "      --to machines/summit.gpm\n"
       "Exit status: 0 on success, 1 on any error in the models or the traces. Described in docs/output.md.");
 
+  auto* lsp = app.add_subcommand("lsp", "Run the language server (LSP over stdin and stdout) for editors");
+  lsp->footer("Diagnostics as you type, hover (a name's value, unit, dimension and comment), go to definition\n"
+               "across imports, completion of attribute names and keywords. Editor set-up: docs/lsp.md.");
+
   // Hidden (no group): the shell completion scripts, written from the definitions above (docs/install.md).
   std::string completion_shell;
   auto* completion = app.add_subcommand("completion", "Print the bash or zsh completion script of gpmc");
@@ -242,12 +256,13 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"bash", "zsh"}));
 
   // CLI11 reports an unknown first word as a missing subcommand; name it instead.
-  if (argc > 1 && argv[1][0] != '-') {
-    std::string word = argv[1];
+  if (first_word < argc && argv[first_word][0] != '-') {
+    std::string word = argv[first_word];
     if (app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == word; }).empty()) {
-      std::cerr << "gpmc: error: unknown subcommand `" << word
-                << "` (check, fmt, eval, sweep, dump-ast, dump-ir, dump-llvm, search, validate, project) [UsageError]\nRun `gpmc "
-                   "--help`.\n";
+      std::string names;  // the visible subcommands, in the order --help lists them
+      for (const CLI::App* sub : app.get_subcommands([](CLI::App* s) { return !s->get_group().empty(); }))
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+      gpm::cli::report_usage_error("unknown subcommand `" + word + "` (" + names + ")", "Run `gpmc --help`.\n");
       return 1;
     }
   }
@@ -260,8 +275,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "gpmc: error: " << gpm::cli::usage_message(app, e)
-              << " [UsageError]\nRun `gpmc --help` or `gpmc SUBCOMMAND --help`.\n";
+    gpm::cli::report_usage_error(gpm::cli::usage_message(app, e), "Run `gpmc --help` or `gpmc SUBCOMMAND --help`.\n");
     return 1;
   }
 
@@ -279,6 +293,13 @@ int main(int argc, char** argv) {
     if (*search) return gpm::cli::run_search(common, search_options);
     if (*validate) return gpm::cli::run_validate(common, validate_options);
     if (*project) return gpm::cli::run_project(common, project_options);
+    if (*lsp) return gpm::lsp::run_server(std::cin, std::cout, std::cerr);
     return gpm::cli::run_dump_ir(common, ir_options);
   });
+}
+
+int main(int argc, char** argv) {
+  int status = run_gpmc(argc, argv);
+  gpm::cli::finish_diagnostics(status);
+  return status;
 }

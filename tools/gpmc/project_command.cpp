@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "project/copy_pricer.h"
+#include "support/diagnostic_format.h"
 #include "project/projection.h"
 #include "project/projection_report.h"
 #include "project/trace.h"
@@ -27,8 +28,9 @@ int run_project(const CommonOptions& common, const ProjectOptions& options) {
   if (!project::project_trace(from_a, model_a, model_b, have_b ? &on_b : nullptr, diags, projection, failed_pricer)) {
     if (failed_pricer) {
       failed_pricer->flush_errors(std::cerr);
-      std::cerr << "gpmc project: the errors above come from pricing the trace's copies on `"
-                << failed_pricer->machine_file() << "` [note]\n";
+      std::string message =
+          "the errors above come from pricing the trace's copies on `" + failed_pricer->machine_file() + "`";
+      support::write_message(std::cerr, "note", message, "gpmc project: " + message + " [note]\n");
     }
     return failed();
   }

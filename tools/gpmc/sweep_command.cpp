@@ -14,6 +14,7 @@
 #include "backend/report/report.h"
 #include "driver/sweep.h"
 #include "support/csv.h"
+#include "support/diagnostic_format.h"
 #include "tools/gpmc/commands.h"
 
 namespace gpm::cli {
@@ -349,10 +350,12 @@ int run_sweep(const CommonOptions& common, const SweepOptions& options) {
   }
   writer.finish();
   progress.clear();
-  if (writer.errors > 0)
-    std::cerr << fmt::format("gpmc: note: {} of {} sweep points could not be evaluated; their rows say why (--strict "
-                             "stops at the first)\n",
-                             writer.errors, sweep.size());
+  if (writer.errors > 0) {
+    std::string message = fmt::format("{} of {} sweep points could not be evaluated; their rows say why (--strict "
+                                      "stops at the first)",
+                                      writer.errors, sweep.size());
+    support::write_message(std::cerr, "note", message, "gpmc: note: " + message + "\n");
+  }
   return 0;
 }
 
