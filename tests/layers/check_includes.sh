@@ -19,6 +19,7 @@ declare -A allowed=(
   [validate]="validate driver backend ir support"
   [project]="project validate driver backend ir support"
   [tools/gpmc]="tools/gpmc project validate driver lower frontend backend engines ir support"
+  [python]="python project validate driver backend engines ir support"
   [tools/calibrate]="tools/calibrate"
   [tools/fuzz]="tools/fuzz project validate driver lower frontend backend engines ir support"
 )
@@ -49,7 +50,7 @@ done
 for dir in */; do
   dir="${dir%/}"
   case "$dir" in
-    support|ir|engines|frontend|lower|backend|driver|validate|project|tools|tests|bench|build*|grammar|stdlib|machines|apps|docs|scripts|traces|validation) ;;
+    support|ir|engines|frontend|lower|backend|driver|validate|project|python|tools|tests|bench|build*|grammar|stdlib|machines|apps|docs|scripts|traces|validation) ;;
     *) if find "$dir" -maxdepth 2 \( -name '*.cpp' -o -name '*.h' \) | grep -q .; then
          echo "$dir/: C++ sources in a folder the layer table does not list"; bad=1
        fi ;;
