@@ -22,14 +22,9 @@ __all__ = ["sweep", "strategies", "search", "timeline", "main"]
 
 def _pyplot():
     try:
-        import matplotlib
+        import matplotlib.pyplot as plt
     except ImportError as e:
         raise ImportError("gpmc.plot needs matplotlib (apt-get install python3-matplotlib)") from e
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    # Deterministic files: SVG ids from a fixed salt, no dates.
-    matplotlib.rcParams["svg.hashsalt"] = "gpmc"
-    matplotlib.rcParams["svg.fonttype"] = "path"
     return plt
 
 
@@ -47,14 +42,17 @@ def _load_json(source):
 
 
 def _save(fig, output):
-    """Writes the figure when `output` is given (PNG or SVG, by extension) and returns it."""
+    """Writes the figure when `output` is given (PNG or SVG, by extension) and returns it. The file is the same for the
+    same figure: no dates, SVG ids from a fixed salt, text as paths."""
     if output:
+        import matplotlib
         plt = _pyplot()
         kind = str(output).rsplit(".", 1)[-1].lower()
         if kind not in ("png", "svg"):
             raise ValueError(f"{output}: the output is a .png or an .svg file")
         metadata = {"Date": None, "Creator": "gpmc.plot"} if kind == "svg" else {"Software": "gpmc.plot"}
-        fig.savefig(output, format=kind, metadata=metadata, dpi=100)
+        with matplotlib.rc_context({"svg.hashsalt": "gpmc", "svg.fonttype": "path"}):
+            fig.savefig(output, format=kind, metadata=metadata, dpi=100)
         plt.close(fig)
     return fig
 
@@ -317,6 +315,12 @@ def main(argv=None):
         sub.add_argument("-o", "--output", required=True, help="the plot, a .png or .svg file")
         sub.add_argument("--title", help="the plot's title (default: what it shows)")
     args = parser.parse_args(argv)
+    try:
+        import matplotlib
+    except ImportError:
+        print("gpmc.plot: error: matplotlib is not installed (apt-get install python3-matplotlib)", file=sys.stderr)
+        return 1
+    matplotlib.use("Agg")  # files only: no window, whatever the environment
     try:
         if args.kind == "sweep":
             sweep(args.input, args.output, x=args.x, y=args.y, rate=args.rate, title=args.title)
