@@ -78,11 +78,6 @@ py::object run_json(const std::function<Json()>& work) {
   return to_python(doc);
 }
 
-Request request_of(const std::vector<std::string>& include, const std::string& stdlib, bool werror,
-                   const std::vector<std::string>& sets, const std::string& strategy) {
-  return Request{include, stdlib, werror, sets, strategy};
-}
-
 }  // namespace
 }  // namespace gpm::python
 
@@ -103,61 +98,54 @@ PYBIND11_MODULE(_core, m) {
     }
   });
 
-  // Every function takes the request's common keywords: include (folders), stdlib, werror, set (name=value
-  // strings) and strategy.
-#define GPMC_COMMON                                                                                                 \
-  py::arg("include") = std::vector<std::string>{}, py::arg("stdlib") = "", py::arg("werror") = false,             \
-  py::arg("set") = std::vector<std::string>{}, py::arg("strategy") = ""
-#define GPMC_REQUEST const std::vector<std::string>&include, const std::string &stdlib, bool werror, \
-                     const std::vector<std::string>&sets, const std::string &strategy
-#define GPMC_MAKE_REQUEST request_of(include, stdlib, werror, sets, strategy)
+  // What every call takes (python/api.h): gpmc/__init__.py fills one from its keyword arguments.
+  py::class_<Request>(m, "Request")
+      .def(py::init<>())
+      .def_readwrite("include_dirs", &Request::include_dirs)
+      .def_readwrite("stdlib_dir", &Request::stdlib_dir)
+      .def_readwrite("warnings_as_errors", &Request::warnings_as_errors)
+      .def_readwrite("sets", &Request::sets)
+      .def_readwrite("strategy", &Request::strategy);
 
-  m.def("check", [](const std::vector<std::string>& files, GPMC_REQUEST) {
-    Request r = GPMC_MAKE_REQUEST;
+  m.def("check", [](const Request& r, const std::vector<std::string>& files) {
     return run_json([&] { return check(r, files); });
-  }, py::arg("files"), GPMC_COMMON);
-  m.def("load", [](const std::string& machine, const std::string& app, GPMC_REQUEST) {
-    Request r = GPMC_MAKE_REQUEST;
+  }, py::arg("request"), py::arg("files"));
+  m.def("load", [](const Request& r, const std::string& machine, const std::string& app) {
     return run_json([&] { return load(r, machine, app); });
-  }, py::arg("machine"), py::arg("app"), GPMC_COMMON);
-  m.def("eval", [](const std::string& machine, const std::string& app, const std::string& backend, GPMC_REQUEST) {
-    Request r = GPMC_MAKE_REQUEST;
+  }, py::arg("request"), py::arg("machine"), py::arg("app"));
+  m.def("eval", [](const Request& r, const std::string& machine, const std::string& app, const std::string& backend) {
     return run_json([&] { return eval(r, machine, app, backend); });
-  }, py::arg("machine"), py::arg("app"), py::arg("backend") = "interp", GPMC_COMMON);
-  m.def("compare_strategies", [](const std::string& machine, const std::string& app, GPMC_REQUEST) {
-    Request r = GPMC_MAKE_REQUEST;
+  }, py::arg("request"), py::arg("machine"), py::arg("app"), py::arg("backend") = "interp");
+  m.def("compare_strategies", [](const Request& r, const std::string& machine, const std::string& app) {
     return run_json([&] { return compare_strategies(r, machine, app); });
-  }, py::arg("machine"), py::arg("app"), GPMC_COMMON);
-  m.def("timeline", [](const std::string& machine, const std::string& app, GPMC_REQUEST) {
-    Request r = GPMC_MAKE_REQUEST;
+  }, py::arg("request"), py::arg("machine"), py::arg("app"));
+  m.def("timeline", [](const Request& r, const std::string& machine, const std::string& app) {
     return run_json([&] { return timeline(r, machine, app); });
-  }, py::arg("machine"), py::arg("app"), GPMC_COMMON);
-  m.def("sweep", [](const std::string& machine, const std::string& app, const std::vector<std::string>& vary,
-                    const std::string& backend, unsigned threads, uint64_t max_points, bool strict, GPMC_REQUEST) {
-    Request r = GPMC_MAKE_REQUEST;
+  }, py::arg("request"), py::arg("machine"), py::arg("app"));
+  m.def("sweep", [](const Request& r, const std::string& machine, const std::string& app,
+                    const std::vector<std::string>& vary, const std::string& backend, unsigned threads,
+                    uint64_t max_points, bool strict) {
     SweepRequest s{vary, backend, threads, max_points, strict};
     return run_json([&] { return sweep(r, machine, app, s); });
-  }, py::arg("machine"), py::arg("app"), py::arg("vary"), py::arg("backend") = "jit", py::arg("threads") = 0u,
-     py::arg("max_points") = uint64_t(0), py::arg("strict") = false, GPMC_COMMON);
-  m.def("search", [](const std::string& machine, const std::string& app, int threads, uint64_t max_orders,
-                     bool makespans, GPMC_REQUEST) {
-    Request r = GPMC_MAKE_REQUEST;
+  }, py::arg("request"), py::arg("machine"), py::arg("app"), py::arg("vary"), py::arg("backend") = "jit",
+     py::arg("threads") = 0u, py::arg("max_points") = uint64_t(0), py::arg("strict") = false);
+  m.def("search", [](const Request& r, const std::string& machine, const std::string& app, int threads,
+                     uint64_t max_orders, bool makespans) {
     SearchResult result = run_large_stack<SearchResult>([&] {
       return search(r, machine, app, threads, max_orders, makespans);
     });
     py::dict doc = to_python(result.doc);
     if (makespans) doc["makespans"] = py::cast(result.makespans);
     return doc;
-  }, py::arg("machine"), py::arg("app"), py::arg("threads") = 0, py::arg("max_orders") = uint64_t(20'000'000),
-     py::arg("makespans") = false, GPMC_COMMON);
-  m.def("validate", [](const std::string& machine, const std::string& app, const std::string& measured,
-                       const std::string& backend, GPMC_REQUEST) {
-    Request r = GPMC_MAKE_REQUEST;
+  }, py::arg("request"), py::arg("machine"), py::arg("app"), py::arg("threads") = 0,
+     py::arg("max_orders") = uint64_t(20'000'000), py::arg("makespans") = false);
+  m.def("validate", [](const Request& r, const std::string& machine, const std::string& app,
+                       const std::string& measured, const std::string& backend) {
     return run_json([&] { return validate(r, machine, app, measured, backend); });
-  }, py::arg("machine"), py::arg("app"), py::arg("measured"), py::arg("backend") = "interp", GPMC_COMMON);
-  m.def("project", [](const std::string& trace, const std::string& from, const std::string& to,
-                      const std::string& measured_on_b, GPMC_REQUEST) {
-    Request r = GPMC_MAKE_REQUEST;
+  }, py::arg("request"), py::arg("machine"), py::arg("app"), py::arg("measured"), py::arg("backend") = "interp");
+  m.def("project", [](const Request& r, const std::string& trace, const std::string& from, const std::string& to,
+                      const std::string& measured_on_b) {
     return run_json([&] { return project(r, trace, from, to, measured_on_b); });
-  }, py::arg("trace"), py::arg("from_machine"), py::arg("to_machine"), py::arg("measured_on_b") = "", GPMC_COMMON);
+  }, py::arg("request"), py::arg("trace"), py::arg("from_machine"), py::arg("to_machine"),
+     py::arg("measured_on_b") = "");
 }

@@ -106,15 +106,21 @@ def _settings(values, what):
     return [str(v) for v in values]
 
 
-def _common(set=None, include=(), werror=False, strategy=None):
-    return dict(set=_settings(set, "set"), include=[str(p) for p in include], werror=werror,
-                strategy=strategy or "", stdlib=stdlib_dir())
+def _request(set=None, include=(), werror=False, strategy=None):
+    """What every call of the module takes: the settings, --include folders, --Werror, --strategy, the stdlib."""
+    request = _need_core().Request()
+    request.sets = _settings(set, "set")
+    request.include_dirs = [str(p) for p in include]
+    request.warnings_as_errors = bool(werror)
+    request.strategy = strategy or ""
+    request.stdlib_dir = stdlib_dir()
+    return request
 
 
-def _call(function, *args, **kwargs):
+def _call(function, request, *args, **kwargs):
     core = _need_core()
     try:
-        return getattr(core, function)(*args, **kwargs)
+        return getattr(core, function)(request, *args, **kwargs)
     except core.Failure as e:
         text, diagnostics = e.args
         raise Error(text, diagnostics) from None
@@ -159,26 +165,24 @@ def _project_rows(doc):
 
 def check(*files, include=(), werror=False):
     """gpmc check FILES: the warnings as a list of dicts; raises Error when a file has errors."""
-    return _call("check", [str(f) for f in files], **_common(include=include, werror=werror))
+    return _call("check", _request(include=include, werror=werror), [str(f) for f in files])
 
 
 def eval(machine, app, *, set=None, backend="interp", strategy=None, include=(), werror=False):
     """gpmc eval --format json; to_dataframe(): one row per operation (phase, operation, model, time_s, share)."""
-    doc = _call("eval", str(machine), str(app), backend=backend,
-                **_common(set, include, werror, strategy))
+    doc = _call("eval", _request(set, include, werror, strategy), str(machine), str(app), backend=backend)
     return Result(doc, _eval_rows)
 
 
 def compare_strategies(machine, app, *, set=None, include=(), werror=False):
     """gpmc eval --compare strategy --format json: the app's report with `strategies` ranked, fastest first;
     to_dataframe(): rank, strategy, total_s."""
-    return Result(_call("compare_strategies", str(machine), str(app), **_common(set, include, werror)),
-                  _strategy_rows)
+    return Result(_call("compare_strategies", _request(set, include, werror), str(machine), str(app)), _strategy_rows)
 
 
 def timeline(machine, app, *, set=None, strategy=None, include=(), werror=False):
     """gpmc eval --timeline FILE: the run as Chrome trace events (a dict with traceEvents)."""
-    return _call("timeline", str(machine), str(app), **_common(set, include, werror, strategy))
+    return _call("timeline", _request(set, include, werror, strategy), str(machine), str(app))
 
 
 def sweep(machine, app, vary, *, set=None, backend="jit", threads=0, max_points=0, strict=False, include=(),
@@ -186,29 +190,29 @@ def sweep(machine, app, vary, *, set=None, backend="jit", threads=0, max_points=
     """gpmc sweep --format json. `vary` maps each parameter to a range as --vary takes it ("1B..1GiB*2",
     "1024:16384:1024", "pinned,pageable", or a list of values); to_dataframe(): one row per point, the varied
     parameters (base units), total_s, each phase and error (empty, or why the point could not be evaluated)."""
-    doc = _call("sweep", str(machine), str(app), _settings(vary, "vary"), backend=backend, threads=threads,
-                max_points=max_points, strict=strict, **_common(set, include, werror))
+    doc = _call("sweep", _request(set, include, werror), str(machine), str(app), _settings(vary, "vary"),
+                backend=backend, threads=threads, max_points=max_points, strict=strict)
     return Result(doc, _sweep_rows)
 
 
 def search(machine, app, *, set=None, threads=0, max_orders=20_000_000, makespans=False, include=(), werror=False):
     """gpmc search --format json (with slowest_index); with makespans=True, `makespans` lists every order's makespan
     by order index (as --orders-out writes them) and to_dataframe() has one row per order."""
-    doc = _call("search", str(machine), str(app), threads=threads, max_orders=max_orders, makespans=makespans,
-                **_common(set, include, werror))
+    doc = _call("search", _request(set, include, werror), str(machine), str(app), threads=threads,
+                max_orders=max_orders, makespans=makespans)
     return Result(doc, _search_rows)
 
 
 def validate(machine, app, measured, *, set=None, backend="interp", include=(), werror=False):
     """gpmc validate --measured FILE --format json; to_dataframe(): one row per measured point."""
-    doc = _call("validate", str(machine), str(app), str(measured), backend=backend, **_common(set, include, werror))
+    doc = _call("validate", _request(set, include, werror), str(machine), str(app), str(measured), backend=backend)
     return Result(doc, _validate_rows)
 
 
 def project(trace, from_machine, to_machine, *, measured_on_b=None, include=()):
     """gpmc project --format json; to_dataframe(): one row per copy of the trace."""
-    doc = _call("project", str(trace), str(from_machine), str(to_machine), measured_on_b=str(measured_on_b or ""),
-                **_common(include=include))
+    doc = _call("project", _request(include=include), str(trace), str(from_machine), str(to_machine),
+                measured_on_b=str(measured_on_b or ""))
     return Result(doc, _project_rows)
 
 
@@ -254,5 +258,5 @@ class Model:
 def load(machine, app, *, set=None, include=(), werror=False):
     """Compiles MACHINE and APP with `set` and evaluates their parameters (every check gpmc eval makes before it
     runs the app); returns a Model whose params list each parameter's value, or raises Error."""
-    doc = _call("load", str(machine), str(app), **_common(set, include, werror))
+    doc = _call("load", _request(set, include, werror), str(machine), str(app))
     return Model(machine, app, set, list(include), werror, doc)
