@@ -15,6 +15,7 @@ SKIP = 77
 
 
 def main():
+    sys.dont_write_bytecode = True  # no __pycache__ in the source tree
     suite, package_dir, gpmc, root = sys.argv[1:5]
     sys.path.insert(0, os.path.abspath(package_dir))
     os.environ["GPMC_TEST_GPMC"] = os.path.abspath(gpmc)
