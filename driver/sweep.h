@@ -67,6 +67,11 @@ bool compile_shape_variants(Session& session, const Compiled& base, std::vector<
                             std::vector<std::unique_ptr<Compiled>>& owned, std::vector<SweepVariant>& variants,
                             std::vector<uint32_t>& variant_of_group);
 
+// The column name of each phase of a sweep (sweep_shapes.cpp): its name when every compiled variant gives it the
+// same one, else the first line of its statement as written, whitespace collapsed, which holds for every row.
+std::vector<std::string> sweep_phase_names(const support::SourceManager& sources, const ir::Module& base,
+                                           const std::vector<std::unique_ptr<Compiled>>& variants);
+
 // The cross product of the axes, evaluated by the JIT or the interpreter's values-only path. Point i has
 // the first axis outermost and the last fastest (the order of nested loops written in --vary order).
 class Sweep {

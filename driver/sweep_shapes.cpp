@@ -1,5 +1,7 @@
 // sweep_shapes.cpp: sweeps over parameters that shape the model: one lowering per combination of their values.
+#include <algorithm>
 #include <map>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -84,6 +86,33 @@ bool compile_shape_variants(Session& session, const Compiled& base, std::vector<
     }
     if (!grew) return true;
   }
+}
+
+// A phase's name differs between variants where a word parameter chose an algorithm or a copy direction, which the
+// name shows; the statement as written holds for every row.
+std::vector<std::string> sweep_phase_names(const support::SourceManager& sources, const ir::Module& base,
+                                           const std::vector<std::unique_ptr<Compiled>>& variants) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < base.root.children.size(); ++i) {
+    const ir::Task& phase = base.root.children[i];
+    bool same = true;
+    for (const auto& v : variants) same = same && v->module.root.children.at(i).name == phase.name;
+    if (same || !phase.range.valid()) {
+      names.push_back(phase.name);
+      continue;
+    }
+    std::string_view text = std::string_view(sources.text(phase.range.file)).substr(phase.range.begin);
+    text = text.substr(0, std::min<size_t>(text.find('\n'), phase.range.end - phase.range.begin));
+    std::string name;
+    for (char c : text) {
+      bool space = c == ' ' || c == '\t' || c == '\r';
+      if (space && (name.empty() || name.back() == ' ')) continue;
+      name += space ? ' ' : c;
+    }
+    while (!name.empty() && name.back() == ' ') name.pop_back();
+    names.push_back(name);
+  }
+  return names;
 }
 
 }  // namespace gpm::driver

@@ -51,6 +51,8 @@ class CopyPricer {
   const std::string& machine_file() const { return machine_file_; }
   // Writes the diagnostics of the failed compilation or evaluation.
   void flush_errors(std::ostream& out);
+  // The diagnostics of the failed compilation or evaluation (null when none failed), for the Python module.
+  const support::DiagnosticEngine* failed_diags() const { return failed_ ? &failed_->diags() : nullptr; }
   // The source managers of the sessions that compiled models so far (their files are the inputs of the pricing).
   std::vector<const support::SourceManager*> sources() const;
 

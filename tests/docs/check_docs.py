@@ -4,7 +4,10 @@
 A ```console block holds commands (`$ ` lines, continued by `> ` lines) each followed by the output the page
 shows. Every such block is checked unless the line before it is `<!-- not checked: REASON -->`. A fenced block
 after `<!-- file: PATH -->` is written to PATH before the commands that follow it on the page run. Commands run
-with bash in the repository root, one page at a time in page order, `build/gpmc` being the gpmc under test.
+with bash in the repository root, one page at a time in page order, `build/gpmc` being the gpmc under test and
+`build/python` the Python package beside it; `python3` is $GPMC_DOCS_PYTHON when set (the interpreter the gpmc
+module was built for). A block after `<!-- needs python: MODULE, ... -->` is checked only where that interpreter
+imports each MODULE with that package on its path (gpmc._core, built where pybind11 is; matplotlib), else skipped.
 
   check_docs.py GPMC ROOT [--update]   (--update rewrites the outputs shown on the pages)
 
@@ -53,8 +56,19 @@ def commands(body):
     return out
 
 
+PYTHON = os.environ.get("GPMC_DOCS_PYTHON") or "python3"
+
+
+def python_has(module, gpmc):
+    """Whether the docs' python3 imports MODULE with the build's Python package on its path."""
+    env = dict(os.environ, PYTHONPATH=os.path.join(os.path.dirname(gpmc), "python"))
+    return subprocess.run([PYTHON, "-c", f"import {module}"], env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0
+
+
 def run(command, gpmc, root):
-    shell = command.replace("build/gpmc", gpmc)
+    shell = command.replace("build/gpmc", gpmc).replace("build/python", os.path.join(os.path.dirname(gpmc), "python"))
+    shell = re.sub(r"(?<![\w/.-])python3(?![\w.])", PYTHON, shell)
     env = dict(os.environ, NO_COLOR="1", LC_ALL="C")
     # stdout and stderr together, in the order written, as a terminal shows them.
     p = subprocess.run(["bash", "-c", "{\n" + shell + "\n} 2>&1"], cwd=root, stdout=subprocess.PIPE, text=True,
@@ -86,6 +100,11 @@ def check_page(path, gpmc, root, update):
                 f.write("\n".join(lines[start:end]) + "\n")
             continue
         if kind != "console" or marker.startswith("<!-- not checked"):
+            continue
+        m = re.match(r"^<!-- needs python: (.+) -->$", marker)
+        missing = [name for name in m.group(1).split(", ") if not python_has(name, gpmc)] if m else []
+        if missing:
+            print(f"{path}:{start}: skipped: {PYTHON} cannot import {', '.join(missing)}")
             continue
         body = lines[start:end]
         for command, first, last in commands(body):

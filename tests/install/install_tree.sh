@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # install_tree.sh: `cmake --install` into a fresh prefix; the installed gpmc then evaluates the installed models from
-# another folder without GPMC_STDLIB, reading the installed standard library, and again once the prefix is moved.
-# install_tree.sh CMAKE BUILD_DIR SOURCE_DIR WORK_DIR GPMC (the build tree's, for the expected first line)
+# another folder without GPMC_STDLIB, reading the installed standard library, and again once the prefix is moved; so
+# does the installed Python module, where it was built.
+# install_tree.sh CMAKE BUILD_DIR SOURCE_DIR WORK_DIR GPMC (the build tree's, for the expected first line) [PYTHON]
 set -euo pipefail
-cmake=$1 build=$2 source=$3 work=$4 gpmc=$5
+cmake=$1 build=$2 source=$3 work=$4 gpmc=$5 python=${6:-}
 rm -rf "$work"
 mkdir -p "$work"
 unset GPMC_STDLIB
@@ -51,9 +52,33 @@ check_prefix() {
   [[ $(cd / && GPMC_STDLIB="$source/stdlib" "$prefix/bin/gpmc" eval "$prefix/share/gpmc/machines/summit.gpm" \
        "$prefix/share/gpmc/apps/jacobi2d.gpm" --format json | roofline_bytes) -eq $(( expected - 18 )) ]] ||
     fail "GPMC_STDLIB was not the standard library read"
+  check_python "$prefix"
+}
+
+# The Python package (docs/python.md): always installed; the module where the build has it, evaluating the installed
+# models with the installed standard library, the same total as the installed gpmc.
+check_python() {
+  local prefix=$1 site
+  site=$(cd "$prefix" && ls -d lib/python*/site-packages 2>/dev/null | head -1)
+  [[ -n "$site" && -f "$prefix/$site/gpmc/__init__.py" && -f "$prefix/$site/gpmc/plot.py" ]] ||
+    fail "the Python package was not installed under $prefix/lib/python*/site-packages/gpmc"
+  compgen -G "$build/python/gpmc/_core*.so" > /dev/null && [[ -n "$python" ]] || return 0
+  compgen -G "$prefix/$site/gpmc/_core*.so" > /dev/null || fail "the Python module _core was not installed"
+  local out expected
+  out=$(cd / && PYTHONPATH="$prefix/$site" "$python" -c 'import gpmc, sys
+print(gpmc.stdlib_dir())
+print(gpmc.eval(sys.argv[1] + "/machines/summit.gpm", sys.argv[1] + "/apps/jacobi2d.gpm")["total_s"])' \
+        "$prefix/share/gpmc") || fail "the installed Python module failed: $out"
+  [[ "$(head -1 <<< "$out")" == "$(cd "$prefix" && pwd -P)/share/gpmc/stdlib" ]] ||
+    fail "the installed module reads the standard library $(head -1 <<< "$out")"
+  expected=$(cd / && "$prefix/bin/gpmc" eval "$prefix/share/gpmc/machines/summit.gpm" \
+             "$prefix/share/gpmc/apps/jacobi2d.gpm" --format json | "$python" -c 'import json, sys
+print(json.load(sys.stdin)["total_s"])')
+  [[ "$(tail -1 <<< "$out")" == "$expected" ]] || fail "the installed module's total $(tail -1 <<< "$out") != $expected"
 }
 
 check_prefix "$work/prefix"
 mv "$work/prefix" "$work/moved"
 check_prefix "$work/moved"
-echo "installed into $work/prefix and moved to $work/moved: both evaluate with their own standard library"
+echo "installed into $work/prefix and moved to $work/moved: both evaluate with their own standard library" \
+     "(the Python module too, where it was built)"

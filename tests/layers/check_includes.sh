@@ -20,6 +20,7 @@ declare -A allowed=(
   [project]="project validate driver backend ir support"
   [lsp]="lsp driver lower frontend backend engines ir support"
   [tools/gpmc]="tools/gpmc lsp project validate driver lower frontend backend engines ir support"
+  [python]="python project validate driver backend engines ir support"
   [tools/calibrate]="tools/calibrate"
   [tools/fuzz]="tools/fuzz project validate driver lower frontend backend engines ir support"
 )
@@ -50,7 +51,7 @@ done
 for dir in */; do
   dir="${dir%/}"
   case "$dir" in
-    support|ir|engines|frontend|lower|backend|driver|validate|project|lsp|tools|tests|bench|build*|grammar|stdlib|machines|apps|docs|scripts|traces|validation) ;;
+    support|ir|engines|frontend|lower|backend|driver|validate|project|lsp|python|tools|tests|bench|build*|grammar|stdlib|machines|apps|docs|scripts|traces|validation) ;;
     *) if find "$dir" -maxdepth 2 \( -name '*.cpp' -o -name '*.h' \) | grep -q .; then
          echo "$dir/: C++ sources in a folder the layer table does not list"; bad=1
        fi ;;

@@ -29,34 +29,6 @@ std::string value_text(const driver::SweepAxis& axis, double value) {
   return axis.is_word() ? axis.words[size_t(value)] : support::format_quantity(value, axis.dim);
 }
 
-// The column name of each phase: its name when every compiled variant gives it the same one, else (a word
-// parameter chose an algorithm or a copy direction, which the name shows) the first line of its statement as
-// written, whitespace collapsed, which holds for every row.
-std::vector<std::string> phase_names(const support::SourceManager& sources, const ir::Module& base,
-                                     const std::vector<std::unique_ptr<driver::Compiled>>& variants) {
-  std::vector<std::string> names;
-  for (size_t i = 0; i < base.root.children.size(); ++i) {
-    const ir::Task& phase = base.root.children[i];
-    bool same = true;
-    for (const auto& v : variants) same = same && v->module.root.children.at(i).name == phase.name;
-    if (same || !phase.range.valid()) {
-      names.push_back(phase.name);
-      continue;
-    }
-    std::string_view text = std::string_view(sources.text(phase.range.file)).substr(phase.range.begin);
-    text = text.substr(0, std::min<size_t>(text.find('\n'), phase.range.end - phase.range.begin));
-    std::string name;
-    for (char c : text) {
-      bool space = c == ' ' || c == '\t' || c == '\r';
-      if (space && (name.empty() || name.back() == ' ')) continue;
-      name += space ? ' ' : c;
-    }
-    while (!name.empty() && name.back() == ' ') name.pop_back();
-    names.push_back(name);
-  }
-  return names;
-}
-
 // Writes the rows of one batch (and the header before the first) in the chosen format.
 class Writer {
  public:
@@ -296,8 +268,8 @@ int run_sweep(const CommonOptions& common, const SweepOptions& options) {
   }
   const driver::Sweep& sweep = *sweep_owner;
   unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  Writer writer(options.format, sweep, compiled->module, phase_names(session.sources(), compiled->module, shaped),
-                session.sources());
+  Writer writer(options.format, sweep, compiled->module,
+                driver::sweep_phase_names(session.sources(), compiled->module, shaped), session.sources());
   session.diags().flush(std::cerr);  // warnings, before the rows
   writer.provenance = provenance_json(session, options.sets, options.varies);
   writer.header();
