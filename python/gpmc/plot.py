@@ -80,7 +80,8 @@ def _sweep_table(source):
     if "total_s" not in header:
         raise ValueError(f"{source}: not a gpmc sweep CSV (no total_s column)")
     split = header.index("total_s")
-    axes, columns = header[:split], [c for c in header[split:] if c != "error"]
+    # After the times: `chosen` (the nccl model's algorithm and protocol) and `error` are words, not values.
+    axes, columns = header[:split], [c for c in header[split:] if c not in ("error", "chosen")]
     rows = []
     for cells in reader:
         record = dict(zip(header, cells))
