@@ -55,3 +55,15 @@ for app in minisweep sw4lite lulesh amgx; do
     echo
   done
 done
+
+echo "== GPUDirect versus host-staged on the fabric: the same fat tree node by node (fattree_edr_cluster), 4 ranks per node"
+printf '%-10s %-8s %-14s %-14s\n' app ranks staged gpudirect
+for app in minisweep sw4lite lulesh amgx; do
+  sizes="32 256"
+  [ "$app" = lulesh ] && sizes="27 216"
+  for r in $sizes; do
+    printf '%-10s %-8s %-14s %-14s\n' "$app" "$r" \
+      "$(comm machines/fattree_edr_cluster.gpm apps/$app.gpm --set ranks=$r --set transport=staged)" \
+      "$(comm machines/fattree_edr_cluster.gpm apps/$app.gpm --set ranks=$r --set transport=gpudirect)"
+  done
+done
