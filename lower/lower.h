@@ -1,5 +1,6 @@
 // lower.h: checked AST -> IR (parameters, inlined functions, machine topology, app task tree).
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -22,6 +23,7 @@ struct FabricMap;
 }  // namespace gpm::engines
 namespace gpm::mpi {
 struct FabricPlacement;
+enum class CommModel : uint8_t;
 }
 
 namespace gpm::lower {
@@ -111,6 +113,10 @@ class Lowerer {
   // The fabric model (lower_mpi_fabric.cpp): the defaults of a machine without an `mpi` section, and an operation's
   // messages as flows on the machine's links; nullopt after an error.
   std::shared_ptr<MpiMachineInfo> fabric_mpi_defaults(const frontend::MachineDecl& machine);
+  // An operation's NCCL algorithm and protocol (`algorithm` word `word`, `protocol`) into `request`; false after a
+  // diagnostic (an NCCL word under another model, a word NCCL does not run).
+  bool lower_nccl_choice(const frontend::Stmt& stmt, mpi::CommModel model, const frontend::Attr* algorithm,
+                         const std::string& word, MpiFabricRequest& request);
   // The nccl model (lower_mpi_nccl.cpp): NCCL's tuner over bandwidths the fabric gives.
   std::optional<EngineCall> lower_mpi_nccl(const frontend::Stmt& stmt, const MpiMachineInfo& info,
                                            const MpiFabricRequest& request);

@@ -483,29 +483,10 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     const Attr* alg_attr = find_attr(s.attrs, "algorithm");
     std::string alg_word = alg_attr ? word_of(alg_attr->word_param, alg_attr->value->name) : "";
     if (alg_word == "auto") alg_attr = nullptr;  // the model's own choice, as when none is named
-    // NCCL's algorithms and protocols belong to the nccl model; MPI's algorithms to the others.
-    const bool nccl_word = alg_word == "tree" || alg_word == "nvls" || alg_word == "nvls_tree";
+    // NCCL's algorithms and protocols belong to the nccl model (lower_mpi_nccl.cpp); MPI's algorithms to the others.
+    if (!lower_nccl_choice(s, choice.model, alg_attr, alg_word, request)) return failed;
     if (choice.model == mpi::CommModel::Nccl) {
-      request.nccl_algorithm = -1;
-      if (alg_attr) {
-        static const char* allowed[] = {"ring", "tree", "nvls", "nvls_tree"};
-        for (int i = 0; i < 4; ++i)
-          if (alg_word == allowed[i]) request.nccl_algorithm = i;
-        if (request.nccl_algorithm < 0) {
-          diags_.error(DiagKind::InvalidKeyword, alg_attr->value->range,
-                       fmt::format("the nccl model runs NCCL's algorithms (ring, tree, nvls, nvls_tree, as the "
-                                   "library allows them for `{}`), not `{}`",
-                                   s.name, alg_word));
-          return failed;
-        }
-      }
       alg = mpi::Algorithm::Ring;
-    } else if (alg_attr && nccl_word) {
-      diags_.error(DiagKind::ConflictingAttributes, alg_attr->value->range,
-                   fmt::format("`algorithm = {}` is NCCL's: it needs the nccl model (`model = nccl`), and this `mpi {}` "
-                               "has the {} model",
-                               alg_word, s.name, mpi::comm_model_name(choice.model)));
-      return failed;
     } else if (alg_attr) {
       alg = algorithm_of(alg_word);
       if (!mpi::algorithm_allowed(c, alg)) {
@@ -514,17 +495,6 @@ Task Lowerer::lower_mpi(const Stmt& s) {
                                  alg_word, s.name));
         return failed;
       }
-    }
-    if (const Attr* a = find_attr(s.attrs, "protocol")) {
-      if (choice.model != mpi::CommModel::Nccl) {
-        diags_.error(DiagKind::ConflictingAttributes, a->name_range,
-                     fmt::format("`protocol` chooses one of NCCL's protocols: it needs the nccl model, and this `mpi "
-                                 "{}` has the {} model",
-                                 s.name, mpi::comm_model_name(choice.model)));
-        return failed;
-      }
-      std::string w = word_of(a->word_param, a->value->name);
-      request.nccl_protocol = w == "ll" ? 0 : w == "ll128" ? 1 : 2;
     }
     size_t sizes_at = inputs.size();
     inputs.push_back(c == mpi::Collective::Barrier ? b_.constant(0, Dim::byte(), s.range)

@@ -51,6 +51,45 @@ std::vector<mpi::LinkClass> link_classes(const ir::Topology& t) {
 
 }  // namespace
 
+bool Lowerer::lower_nccl_choice(const Stmt& s, mpi::CommModel model, const Attr* algorithm, const std::string& word,
+                                MpiFabricRequest& request) {
+  const bool nccl_word = word == "tree" || word == "nvls" || word == "nvls_tree";
+  if (model == mpi::CommModel::Nccl) {
+    request.nccl_algorithm = -1;
+    if (algorithm) {
+      static const char* allowed[] = {"ring", "tree", "nvls", "nvls_tree"};  // mpi::NcclAlgo's order
+      for (int i = 0; i < 4; ++i)
+        if (word == allowed[i]) request.nccl_algorithm = i;
+      if (request.nccl_algorithm < 0) {
+        diags_.error(DiagKind::InvalidKeyword, algorithm->value->range,
+                     fmt::format("the nccl model runs NCCL's algorithms (ring, tree, nvls, nvls_tree, as the library "
+                                 "allows them for `{}`), not `{}`",
+                                 s.name, word));
+        return false;
+      }
+    }
+  } else if (algorithm && nccl_word) {
+    diags_.error(DiagKind::ConflictingAttributes, algorithm->value->range,
+                 fmt::format("`algorithm = {}` is NCCL's: it needs the nccl model (`model = nccl`), and this `mpi {}` "
+                             "has the {} model",
+                             word, s.name, mpi::comm_model_name(model)));
+    return false;
+  }
+  for (const auto& a : s.attrs) {
+    if (a.name != "protocol") continue;
+    if (model != mpi::CommModel::Nccl) {
+      diags_.error(DiagKind::ConflictingAttributes, a.name_range,
+                   fmt::format("`protocol` chooses one of NCCL's protocols: it needs the nccl model, and this `mpi {}` "
+                               "has the {} model",
+                               s.name, mpi::comm_model_name(model)));
+      return false;
+    }
+    std::string w = word_of(a.word_param, a.value->name);
+    request.nccl_protocol = w == "ll" ? 0 : w == "ll128" ? 1 : 2;  // mpi::NcclProto's order
+  }
+  return true;
+}
+
 std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachineInfo& info,
                                                   const MpiFabricRequest& request) {
   const mpi::Layout& layout = request.layout;
