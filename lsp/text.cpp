@@ -1,6 +1,8 @@
 // text.cpp: position and URI conversions for the language server.
 #include "lsp/text.h"
 
+#include "support/diagnostic_format.h"
+
 #include <filesystem>
 
 namespace gpm::lsp {
@@ -93,18 +95,7 @@ std::string path_to_uri(const std::string& path) {
     auto made = std::filesystem::absolute(path, ec);
     if (!ec) absolute = made.lexically_normal().string();
   }
-  static const char* hex = "0123456789ABCDEF";
-  std::string out = "file://";
-  for (unsigned char c : absolute) {
-    if (is_ident_char(char(c)) || c == '-' || c == '.' || c == '~' || c == '/') {
-      out += char(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
+  return support::artifact_uri(absolute);
 }
 
 std::string_view word_at(std::string_view text, uint32_t offset, uint32_t& begin, uint32_t& end) {

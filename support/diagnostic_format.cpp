@@ -52,24 +52,6 @@ void put_location(Json& object, const DiagnosticEngine& engine, SourceRange rang
   object["end_column"] = at.end_column;
 }
 
-// A path as a SARIF artifact URI: relative paths stay relative (to the folder gpmc ran in), absolute ones become
-// file:// URIs; every byte outside RFC 3986's unreserved set and `/` is percent-encoded.
-std::string artifact_uri(const std::string& path) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out = !path.empty() && path[0] == '/' ? "file://" : "";
-  for (unsigned char c : path) {
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-        c == '_' || c == '~' || c == '/') {
-      out += char(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
-
 // A SARIF location of a range with its message (notes), or null when the range names no file (a --set value is
 // shown as `--set NAME`, which is not a file).
 Json sarif_location(const DiagnosticEngine& engine, SourceRange range, const std::string* message) {
@@ -216,6 +198,24 @@ void sarif_clear() {
   log.notifications = Json::array();
   log.rule_index.clear();
   log.rules = Json::array();
+}
+
+// A path as a SARIF artifact URI: relative paths stay relative (to the folder gpmc ran in), absolute ones become
+// file:// URIs; every byte outside RFC 3986's unreserved set and `/` is percent-encoded.
+std::string artifact_uri(const std::string& path) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out = !path.empty() && path[0] == '/' ? "file://" : "";
+  for (unsigned char c : path) {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+        c == '_' || c == '~' || c == '/') {
+      out += char(c);
+    } else {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out;
 }
 
 }  // namespace gpm::support

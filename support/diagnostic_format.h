@@ -42,5 +42,8 @@ void sarif_add_notification(const char* severity, const std::string& message);
 std::string sarif_log(std::string_view tool, std::string_view version, bool success);
 // Empties the process's log (tests).
 void sarif_clear();
+// A path as a URI: relative paths stay relative, absolute ones become file:// URIs; every byte outside RFC 3986's
+// unreserved set and `/` is percent-encoded (SARIF's artifact locations, the language server's documents).
+std::string artifact_uri(const std::string& path);
 
 }  // namespace gpm::support
