@@ -28,8 +28,11 @@ std::vector<MpiAttrSpec> collective(const char* algorithms, bool has_bytes, bool
     v.push_back({K::Quantity, "segment", kBytes, "", "algorithm = pipeline: bytes per segment (default: the fastest)"});
   if (std::string_view(algorithms).find("ring") != std::string_view::npos)
     v.push_back({K::Quantity, "channels", kCount, "", "fabric model, algorithm = ring: rings side by side (default 1)"});
-  if (has_bytes)
+  if (has_bytes) {
     v.push_back({K::Keyword, "protocol", {}, "ll|ll128|simple", "nccl model: the protocol (default: the tuner's choice)"});
+    v.push_back({K::Quantity, "gpus_per_thread", kCount, "",
+                 "nccl model: GPUs one host thread launches the operation on, in one group (default 1)"});
+  }
   return v;
 }
 

@@ -34,7 +34,8 @@ std::vector<AttrSpec> library_schema() {
     return v;
   }();
   std::vector<AttrSpec> v = {
-      {"launch_overhead", kTime, "time to launch one operation, added to each"},
+      {"launch_overhead", kTime, "host time to launch one operation on one GPU, added to each"},
+      {"launch_per_gpu", kTime, "host time of each further GPU one thread launches the operation on (one group)"},
       {"nvlink_efficiency", kCount, "the library's rating of an NVLink over its bandwidth"},
       {"pcie_efficiency", kCount, "the library's rating of a PCIe link over its bandwidth"},
       {"net_efficiency", kCount, "the library's rating of a network link over its bandwidth"},

@@ -15,12 +15,6 @@ using namespace frontend;
 
 namespace {
 
-const Attr* find_attr(const std::vector<Attr>& attrs, std::string_view name) {
-  for (const auto& a : attrs)
-    if (a.name == name) return &a;
-  return nullptr;
-}
-
 mpi::CommModel model_of(const std::string& word) {
   return word == "postal"    ? mpi::CommModel::Postal
          : word == "maxrate" ? mpi::CommModel::MaxRate

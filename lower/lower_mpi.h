@@ -2,6 +2,7 @@
 // fitted models) and lower_mpi_fabric.cpp (operations priced on the machine's links).
 #pragma once
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engines/mpi/pattern.h"
@@ -9,6 +10,13 @@
 #include "ir/ir.h"
 
 namespace gpm::lower {
+
+// The statement's attribute of that name, or null.
+inline const frontend::Attr* find_attr(const std::vector<frontend::Attr>& attrs, std::string_view name) {
+  for (const auto& a : attrs)
+    if (a.name == name) return &a;
+  return nullptr;
+}
 
 // What the operations need from the machine's section: the input values (thresholds, fits, copy costs), which fits
 // exist, and the static layout choices (ranks per node and socket, mapping, default model). A machine without an
@@ -44,6 +52,7 @@ struct MpiFabricRequest {
   int64_t from = 0, to = 1, window = 1;
   int64_t channels = 1;  // a ring's channels (collective_rounds)
   int nccl_algorithm = -1, nccl_protocol = -1;  // the nccl model: the operation's choice (mpi::NcclAlgo, NcclProto)
+  int64_t gpus_per_thread = 1;                   // the nccl model: GPUs one host thread launches the operation on
   bool both = false;
   std::vector<ir::ValueId> sizes;
 };

@@ -87,6 +87,22 @@ bool Lowerer::lower_nccl_choice(const Stmt& s, mpi::CommModel model, const Attr*
     std::string w = word_of(a.word_param, a.value->name);
     request.nccl_protocol = w == "ll" ? 0 : w == "ll128" ? 1 : 2;  // mpi::NcclProto's order
   }
+  // The launch from the host: how many GPUs one thread launches the operation on (nccl-tests -g N). Only the nccl
+  // model prices launches; elsewhere a thread driving several GPUs costs nothing, and a warning says so.
+  if (const Attr* a = find_attr(s.attrs, "gpus_per_thread")) {
+    double v = eager_value(lower_expr(*a->value));
+    if (!std::isfinite(v) || v != std::floor(v) || v < 1 || v > double(mpi::kMaxRanks)) {
+      diags_.error(DiagKind::NotAnInteger, a->value->range,
+                   fmt::format("`gpus_per_thread` must be a whole number from 1 to {}, not {}", mpi::kMaxRanks, v));
+      return false;
+    }
+    request.gpus_per_thread = int64_t(v);
+    if (model != mpi::CommModel::Nccl && request.gpus_per_thread > 1)
+      diags_.warning(DiagKind::UnpricedAttribute, a->name_range,
+                     fmt::format("`gpus_per_thread = {}` is not priced: the {} model has no launch cost (the nccl "
+                                 "model has)",
+                                 request.gpus_per_thread, mpi::comm_model_name(model)));
+  }
   return true;
 }
 
@@ -154,6 +170,15 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
     add_check(CheckKind::NonNegative, v, a->value->range, fmt::format("`{}` of library `{}`", name, lib.name));
     call.inputs.push_back(v);
   }
+  if (request.gpus_per_thread > layout.ranks_per_node) {
+    diags_.error(DiagKind::InvalidMapping, find_attr(s.attrs, "gpus_per_thread")->value->range,
+                 fmt::format("`gpus_per_thread = {}`: one thread launches on the GPUs of its own node, and `mpi {}` "
+                             "places {} rank{} on a node",
+                             request.gpus_per_thread, s.name, layout.ranks_per_node,
+                             layout.ranks_per_node == 1 ? "" : "s"));
+    return std::nullopt;
+  }
+  call.inputs.push_back(b_.constant(double(request.gpus_per_thread), Dim::count(), s.range));
 
   std::string error;
   // One probe: a round of messages built on the fabric; its inputs follow the call's so far.

@@ -36,7 +36,7 @@ const char* nccl_proto_name(NcclProto p) {
 
 const std::vector<std::string>& nccl_library_attributes() {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> v = {"launch_overhead", "nvlink_efficiency", "pcie_efficiency", "net_efficiency",
+    std::vector<std::string> v = {"launch_overhead", "launch_per_gpu", "nvlink_efficiency", "pcie_efficiency", "net_efficiency",
                                   "channel_bw",      "nvls_efficiency",   "nvls_channels",   "ring_plateau",
                                   "net_overhead"};
     const char* algos[] = {"ring", "tree"};
@@ -57,7 +57,13 @@ const std::vector<std::string>& nccl_library_attributes() {
 
 namespace {
 
-constexpr double kProbeBytes = 1 << 20;  // the probes' message size; the probes have no latency, so any size works
+constexpr double kProbeBytes = 1 << 20;
+
+// The host's launch of one operation: launch_overhead for the first GPU the thread drives, launch_per_gpu for each
+// further one (a group launched from one thread is launched GPU after GPU; validation/h200_node/launch.csv).
+double launch_time(std::span<const double> inputs) {
+  return inputs[1 + nccl_in::kLaunch] + (inputs[1 + nccl_in::kGpusPerThread] - 1) * inputs[1 + nccl_in::kLaunchPerGpu];
+}  // the probes' message size; the probes have no latency, so any size works
 
 int ilog2(int64_t v) {
   int r = 0;
@@ -236,7 +242,7 @@ ir::EngineResult NcclEngine::run(std::span<const double> inputs) const {
   std::string error;
   double p2p_data = 0;
   auto cands = candidates(inputs, b, p2p_data, error);
-  const double launch = inputs[1 + nccl_in::kLaunch];
+  const double launch = launch_time(inputs);
   const Candidate* best = nullptr;
   for (const auto& c : cands) {
     if (!c.ok) continue;
@@ -266,6 +272,7 @@ ir::EngineResult NcclEngine::run(std::span<const double> inputs) const {
   if (s_.intra_probe.engine) d["intra_bus_bw"] = b.intra;
   if (s_.inter_probe.engine) d["inter_bus_bw"] = b.inter;
   d["launch_s"] = launch;
+  d["gpus_per_thread"] = inputs[1 + nccl_in::kGpusPerThread];
   auto all = nlohmann::ordered_json::array();
   for (const auto& c : cands) {
     nlohmann::ordered_json j;
@@ -296,7 +303,7 @@ double NcclEngine::time(std::span<const double> inputs) const {
     if (s_.forced_proto >= 0 && int(c.proto) != s_.forced_proto) continue;
     best = std::min(best, c.time_s);
   }
-  return std::isfinite(best) ? inputs[1 + nccl_in::kLaunch] + best : NAN;
+  return std::isfinite(best) ? launch_time(inputs) + best : NAN;
 }
 
 std::string NcclEngine::describe() const {

@@ -26,7 +26,8 @@ enum class LinkClass : uint8_t { NvLink = 0, Pcie = 1, Net = 2 };
 // `library` type (frontend/schema.cpp names them, stdlib/nccl.gpm gives them with their sources).
 namespace nccl_in {
 enum : int {
-  kLaunch = 0,       // launch_overhead: added to every operation
+  kLaunch = 0,       // launch_overhead: host time of one operation on one GPU, added to every operation
+  kLaunchPerGpu,     // launch_per_gpu: host time of each further GPU the launching thread drives (gpus_per_thread)
   kEfficiency,       // nvlink_efficiency, pcie_efficiency, net_efficiency: the library's rating of a link / its bw
   kChannelBw = kEfficiency + 3,  // channel_bw: bandwidth of one channel (sets the channel count of the caps)
   kNvlsEfficiency,   // nvls_efficiency
@@ -41,7 +42,8 @@ enum : int {
   kTreeLl128ChBw = kRingLl128ChBw + 3,
   kTreeChBw = kTreeLl128ChBw + 3,
   kNvlsTreeChBw = kTreeChBw + 3,
-  kCount = kNvlsTreeChBw + 3
+  kCount = kNvlsTreeChBw + 3,
+  kGpusPerThread = kCount  // after the constants: the operation's gpus_per_thread (1 unless it names one)
 };
 }  // namespace nccl_in
 
