@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <filesystem>
 #include <thread>
 #include <vector>
@@ -96,8 +97,9 @@ bool Ranks::start(std::string& error) {
     break;
   }
   if (!handle) {
-    return refuse(fmt::format("an MPI launcher started {} ranks, but this gpmc was built without MPI (no plugin at {}): "
-                              "install Open MPI (scripts/install_deps.sh) and build again, or run gpmc without mpirun",
+    return refuse(fmt::format("an MPI launcher started {} ranks, but this gpmc was built without MPI (no plugin at "
+                              "{}): install Open MPI (scripts/install_deps.sh) and build again, or run gpmc without "
+                              "mpirun",
                               launched, tried.empty() ? "any known path" : tried));
   }
   auto entry = reinterpret_cast<gpm_ranks_plugin_entry>(dlsym(handle, GPM_RANKS_PLUGIN_ENTRY));
@@ -117,11 +119,12 @@ bool Ranks::start(std::string& error) {
 }
 
 Ranks::~Ranks() {
-  if (plugin_) {
-    std::fflush(stdout);
-    std::fflush(stderr);
-    plugin_->finalize();
-  }
+  if (!plugin_) return;
+  std::fflush(stdout);
+  std::fflush(stderr);
+  // Left by an exception (an internal error, on some ranks only): the others may wait for this one for ever.
+  if (std::uncaught_exceptions() > 0) plugin_->abort_all(2);
+  plugin_->finalize();
 }
 
 unsigned Ranks::default_threads() const {

@@ -1,4 +1,4 @@
-/* ranks_mpi.c: the MPI plugin (gpmc_mpi.so): driver/ranks_plugin.h's functions over MPI's C API, built when CMake finds MPI. */
+/* ranks_mpi.c: the MPI plugin gpmc_mpi.so: ranks_plugin.h's functions over MPI's C API (built where MPI is found). */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include <mpi.h>
 #include <stdint.h>

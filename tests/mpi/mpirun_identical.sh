@@ -87,7 +87,8 @@ same "search, --orders-out cannot be written" search machines/cs_storm_t2.gpm ap
 GPMC_MPI_PLUGIN=/nonexistent/gpmc_mpi.so "$MPIEXEC" -q --oversubscribe -np 2 "$GPMC" "${jacobi[@]}" \
   > "$work/refused.out" 2> "$work/refused.err"
 status=$?
-if [ "$status" != 1 ] || [ -s "$work/refused.out" ] || [ "$(grep -c "built without MPI" "$work/refused.err")" != 1 ]; then
+refusals=$(grep -c "built without MPI" "$work/refused.err")
+if [ "$status" != 1 ] || [ -s "$work/refused.out" ] || [ "$refusals" != 1 ]; then
   echo "FAIL: without the plugin: exit status $status, stdout $(wc -c < "$work/refused.out") bytes, stderr:"
   cat "$work/refused.err"; fails=$((fails + 1))
 else
