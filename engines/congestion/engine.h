@@ -86,6 +86,13 @@ class CongestionEngine : public ir::Engine {
   // With `keep_makespans`, the result lists every order's makespan.
   SearchResult search(std::span<const double> inputs, int threads, std::atomic<uint64_t>* progress,
                       bool keep_makespans = false) const;
+  // The two halves of `search`, for a search split over processes (gpmc search under mpirun): the makespans of
+  // orders [begin, end) into makespan[i - begin], returning the first order without one (UINT64_MAX if none); why
+  // that order has none; and the result from every order's makespan (`makespan` is reordered for the median).
+  uint64_t search_range(std::span<const double> inputs, uint64_t begin, uint64_t end, int threads,
+                        std::atomic<uint64_t>* progress, double* makespan) const;
+  std::string order_error(std::span<const double> inputs, uint64_t index) const;
+  SearchResult summarize(std::vector<double>& makespan, bool keep_makespans) const;
   // The per-source flow lists of order `index` (mixed radix over the sources, each a permutation index).
   std::vector<std::vector<int>> order_of(uint64_t index) const;
 

@@ -1,5 +1,6 @@
 // search.cpp: evaluates every order in which the sources may send their flows (the product of the per-source
-// permutations) on all threads; results depend only on the order index, so any thread count gives the same answer.
+// permutations), or a range of them, on all threads; results depend only on the order index, so any thread count (or
+// split over processes) gives the same answer.
 #include <algorithm>
 #include <cmath>
 #include <thread>
@@ -60,16 +61,11 @@ std::vector<std::vector<int>> CongestionEngine::order_of(uint64_t index) const {
   return out;
 }
 
-CongestionEngine::SearchResult CongestionEngine::search(std::span<const double> inputs, int threads,
-                                                        std::atomic<uint64_t>* progress, bool keep_makespans) const {
-  SearchResult result;
-  result.orders = order_count();
-  result.source_names = source_names_;
-  std::vector<double> makespan(size_t(result.orders));
+uint64_t CongestionEngine::search_range(std::span<const double> inputs, uint64_t first, uint64_t last, int threads,
+                                        std::atomic<uint64_t>* progress, double* makespan) const {
   constexpr uint64_t kChunk = 2048;
-  std::atomic<uint64_t> next{0};
-  std::vector<std::string> errors(size_t(std::max(threads, 1)));
-  std::vector<uint64_t> error_at(errors.size(), UINT64_MAX);
+  std::atomic<uint64_t> next{first};
+  std::vector<uint64_t> error_at(size_t(std::max(threads, 1)), UINT64_MAX);
   // With source arbitration and every flow issued at 0, an order is a queue per source (the fast path).
   bool queues = plan_.arbitration == Arbitration::Pcie;
   for (const auto& f : flows_) queues = queues && f.after < 0 && !f.has_start;
@@ -78,8 +74,8 @@ CongestionEngine::SearchResult CongestionEngine::search(std::span<const double> 
     std::vector<int> rank(flows_.size(), 0), pool, queue(flows_.size(), 0);
     for (;;) {
       uint64_t begin = next.fetch_add(kChunk);
-      if (begin >= result.orders) break;
-      uint64_t end = std::min(result.orders, begin + kChunk);
+      if (begin >= last) break;
+      uint64_t end = std::min(last, begin + kChunk);
       for (uint64_t i = begin; i < end; ++i) {
         uint64_t index = i;
         for (size_t s = 0; s < by_source_.size(); ++s) {
@@ -90,13 +86,8 @@ CongestionEngine::SearchResult CongestionEngine::search(std::span<const double> 
           for (int f : list) queue[size_t(queue_begin_[s] + rank[size_t(f)])] = f;
         }
         double m = queues ? sim.run_queues(queue.data()) : sim.run(rank.data(), nullptr, nullptr);
-        makespan[size_t(i)] = m;
-        if (std::isnan(m) && i < error_at[id]) {
-          error_at[id] = i;
-          std::string error;
-          Simulator(*this, inputs, false).run(rank.data(), nullptr, &error);
-          errors[id] = error;
-        }
+        makespan[size_t(i - first)] = m;
+        if (std::isnan(m) && i < error_at[id]) error_at[id] = i;
       }
       if (progress) progress->fetch_add(end - begin);
     }
@@ -105,16 +96,25 @@ CongestionEngine::SearchResult CongestionEngine::search(std::span<const double> 
   for (int t = 1; t < threads; ++t) pool.emplace_back(work, size_t(t));
   work(0);
   for (auto& th : pool) th.join();
-  uint64_t first_error = UINT64_MAX;
-  for (size_t t = 0; t < errors.size(); ++t)
-    if (error_at[t] < first_error) {
-      first_error = error_at[t];
-      result.error = errors[t];
-    }
-  if (first_error != UINT64_MAX) {
-    if (result.error.empty()) result.error = "an order has no result";
-    return result;
+  return *std::min_element(error_at.begin(), error_at.end());
+}
+
+std::string CongestionEngine::order_error(std::span<const double> inputs, uint64_t index) const {
+  std::vector<int> rank(flows_.size(), 0), pool;
+  for (const auto& list : by_source_) {
+    uint64_t radix = unordered_ ? factorial(list.size()) : 1;
+    decode(list, index % radix, pool, rank.data());
+    index /= radix;
   }
+  std::string error;
+  Simulator(*this, inputs, false).run(rank.data(), nullptr, &error);
+  return error.empty() ? "an order has no result" : error;
+}
+
+CongestionEngine::SearchResult CongestionEngine::summarize(std::vector<double>& makespan, bool keep_makespans) const {
+  SearchResult result;
+  result.orders = makespan.size();
+  result.source_names = source_names_;
   // The smallest index wins ties, so the answer does not depend on the thread count.
   for (uint64_t i = 0; i < result.orders; ++i) {
     if (makespan[size_t(i)] < makespan[size_t(result.fastest_index)]) result.fastest_index = i;
@@ -135,6 +135,20 @@ CongestionEngine::SearchResult CongestionEngine::search(std::span<const double> 
   }
   result.fastest_order = order_of(result.fastest_index);
   return result;
+}
+
+CongestionEngine::SearchResult CongestionEngine::search(std::span<const double> inputs, int threads,
+                                                        std::atomic<uint64_t>* progress, bool keep_makespans) const {
+  std::vector<double> makespan(static_cast<size_t>(order_count()));
+  uint64_t first_error = search_range(inputs, 0, makespan.size(), threads, progress, makespan.data());
+  if (first_error != UINT64_MAX) {
+    SearchResult result;
+    result.orders = makespan.size();
+    result.source_names = source_names_;
+    result.error = order_error(inputs, first_error);
+    return result;
+  }
+  return summarize(makespan, keep_makespans);
 }
 
 }  // namespace gpm::engines::congestion

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # install_tree.sh: `cmake --install` into a fresh prefix; the installed gpmc then evaluates the installed models from
 # another folder without GPMC_STDLIB, reading the installed standard library, and again once the prefix is moved; so
-# does the installed Python module, where it was built.
+# does the installed Python module, where it was built, and the installed gpmc under mpirun, where MPI was found.
 # install_tree.sh CMAKE BUILD_DIR SOURCE_DIR WORK_DIR GPMC (the build tree's, for the expected first line) [PYTHON]
 set -euo pipefail
 cmake=$1 build=$2 source=$3 work=$4 gpmc=$5 python=${6:-}
@@ -53,6 +53,23 @@ check_prefix() {
        "$prefix/share/gpmc/apps/jacobi2d.gpm" --format json | roofline_bytes) -eq $(( expected - 18 )) ]] ||
     fail "GPMC_STDLIB was not the standard library read"
   check_python "$prefix"
+  check_mpi "$prefix"
+}
+
+# The MPI plugin (docs/mpi.md), where the build has it: installed under lib/gpmc, where the installed gpmc finds it
+# under mpirun (when mpirun is here too) and writes what it writes alone.
+check_mpi() {
+  local prefix=$1 alone split
+  [[ -f "$build/gpmc_mpi.so" ]] || return 0
+  [[ -f "$prefix/lib/gpmc/gpmc_mpi.so" ]] || fail "$prefix/lib/gpmc/gpmc_mpi.so was not installed"
+  command -v mpirun > /dev/null || return 0
+  local args=(sweep "$prefix/share/gpmc/machines/summit.gpm" "$prefix/share/gpmc/apps/jacobi2d.gpm"
+              --vary n=1024:8192:1024)
+  alone=$(cd / && "$prefix/bin/gpmc" "${args[@]}") || fail "installed gpmc sweep"
+  split=$(cd / && OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+          mpirun -q --oversubscribe -np 2 "$prefix/bin/gpmc" "${args[@]}" 2>&1) ||
+    fail "installed gpmc under mpirun -np 2: $split"
+  [[ "$split" == "$alone" ]] || fail "installed gpmc under mpirun -np 2 wrote other rows"
 }
 
 # The Python package (docs/python.md): always installed; the module where the build has it, evaluating the installed

@@ -38,6 +38,14 @@ std::unique_ptr<Compiled> compile(const std::string& machine, const std::string&
   return c;
 }
 
+// The inputs of the model's first engine call (a search's congestion engine), from the compiled values.
+std::vector<double> engine_inputs(const Compiled& c) {
+  auto values = backend::compute_values(c.compiled->module, c.compiled->bound);
+  std::vector<double> inputs;
+  for (auto v : c.compiled->module.engine_calls[0].inputs) inputs.push_back(values[size_t(v)]);
+  return inputs;
+}
+
 const engines::congestion::CongestionEngine& engine_of(const Compiled& c) {
   REQUIRE(c.compiled->module.engine_calls.size() == 1);
   auto* e = dynamic_cast<const engines::congestion::CongestionEngine*>(
@@ -91,9 +99,7 @@ TEST_CASE("reference: the halo apps have 20,736 and 1,679,616 orders on T2") {
 TEST_CASE("congestion pipeline: the 2D halo search is the same with 1 and 3 threads") {
   auto c = compile("machines/cs_storm_t2.gpm", "apps/halo2d_8gpu.gpm");
   const auto& e = engine_of(*c);
-  auto values = backend::compute_values(c->compiled->module, c->compiled->bound);
-  std::vector<double> inputs;
-  for (auto v : c->compiled->module.engine_calls[0].inputs) inputs.push_back(values[size_t(v)]);
+  std::vector<double> inputs = engine_inputs(*c);
   auto one = e.search(inputs, 1, nullptr), three = e.search(inputs, 3, nullptr);
   REQUIRE(one.error.empty());
   CHECK(one.orders == 20736);
@@ -183,4 +189,27 @@ TEST_CASE("congestion pipeline: flows made by loops equal the same flows written
         end_times(all));
   // A loop that holds a pattern repeats the pattern.
   CHECK(end_times("    for i in 1 .. 2 { ring g[*] 3 MB }\n") == end_times(ring + ring));
+}
+
+TEST_CASE("congestion pipeline: the 2D halo search split into ranges and summarized equals the whole search") {
+  // What `mpirun gpmc search` does: each rank's range of orders, gathered in order, then one summary.
+  auto c = compile("machines/cs_storm_t2.gpm", "apps/halo2d_8gpu.gpm");
+  const auto& e = engine_of(*c);
+  std::vector<double> inputs = engine_inputs(*c);
+  auto whole = e.search(inputs, 2, nullptr, true);
+  REQUIRE(whole.error.empty());
+  std::vector<double> makespans(size_t(e.order_count()));
+  uint64_t cut[] = {0, 1000, 7777, 20735, 20736};
+  for (size_t k = 0; k + 1 < std::size(cut); ++k)
+    CHECK(e.search_range(inputs, cut[k], cut[k + 1], 1 + int(k % 2), nullptr, makespans.data() + cut[k]) ==
+          UINT64_MAX);
+  auto split = e.summarize(makespans, true);
+  CHECK(split.orders == whole.orders);
+  CHECK(split.fastest_s == whole.fastest_s);
+  CHECK(split.median_s == whole.median_s);
+  CHECK(split.slowest_s == whole.slowest_s);
+  CHECK(split.fastest_index == whole.fastest_index);
+  CHECK(split.slowest_index == whole.slowest_index);
+  CHECK(split.fastest_order == whole.fastest_order);
+  CHECK(split.makespans == whole.makespans);
 }

@@ -132,7 +132,8 @@ static int run_gpmc(int argc, char** argv) {
   sweep->add_option("--format", sweep_options.format, "Output format")
       ->check(CLI::IsMember({"csv", "json", "table"}))
       ->default_val("csv");
-  sweep->add_option("--threads", sweep_options.threads, "Worker threads (default: one per core)")
+  sweep->add_option("--threads", sweep_options.threads,
+                    "Worker threads (per rank under mpirun; default: one per core, shared among a machine's ranks)")
       ->check(CLI::Range(1u, 1024u));
   sweep->add_option("--max-points", sweep_options.max_points, "Refuse sweeps of more points (default 100000000)")
       ->check(CLI::PositiveNumber);
@@ -150,7 +151,8 @@ static int run_gpmc(int argc, char** argv) {
       "Output: CSV with one header row (the varied names, total_s, each phase's time in seconds), one row per\n"
       "point in a fixed order, the same for every --threads. Exit status: 0 on success, 1 on any error; a point\n"
       "that fails (a parameter out of its range...) is reported with the interpreter's diagnostics after the\n"
-      "rows before it. Described in docs/output.md.");
+      "rows before it. Described in docs/output.md. Under `mpirun -np N` the points are split over the ranks and\n"
+      "rank 0 writes the same output (docs/mpi.md).");
 
   auto* dump_ast = app.add_subcommand("dump-ast", "Print the syntax tree of one file");
   dump_ast->add_option("file", ast_file, ".gpm file")->required();
@@ -177,7 +179,8 @@ static int run_gpmc(int argc, char** argv) {
   search->add_option("--format", search_options.eval.format, "Output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->default_val("table");
-  search->add_option("--threads", search_options.threads, "Threads (default: every hardware thread)")
+  search->add_option("--threads", search_options.threads,
+                     "Threads (per rank under mpirun; default: every hardware thread, shared among a machine's ranks)")
       ->check(CLI::Range(1, 1024));
   search->add_option("--max-orders", search_options.max_orders, "Refuse to evaluate more orders than this")
       ->default_val(search_options.max_orders);
@@ -190,7 +193,8 @@ static int run_gpmc(int argc, char** argv) {
       "Examples:\n"
       "  gpmc search machines/cs_storm_t2.gpm apps/halo2d_8gpu.gpm\n"
       "  gpmc search machines/cs_storm_t2.gpm apps/halo3d_8gpu.gpm --threads 2 --format json\n"
-      "Exit status: 0 on success, 1 on any error in the input or a refused search (diagnostics on stderr).");
+      "Exit status: 0 on success, 1 on any error in the input or a refused search (diagnostics on stderr).\n"
+      "Under `mpirun -np N` the orders are split over the ranks and rank 0 writes the same output (docs/mpi.md).");
 
   gpm::cli::ValidateOptions validate_options;
   auto* validate = app.add_subcommand("validate", "Evaluate the model at measured points and report the errors");

@@ -1,5 +1,5 @@
-// search.cpp: `gpmc search`: evaluates every order of an app's `flows unordered` block on all threads and reports
-// the fastest, median and slowest makespans, their ratios and the fastest order.
+// search.cpp: `gpmc search`: evaluates every order of an app's `flows unordered` block on all threads (and under
+// mpirun over the ranks) and reports the fastest, median and slowest makespans, their ratios and the fastest order.
 #include <unistd.h>
 
 #include <atomic>
@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backend/report/report.h"
+#include "driver/ranks.h"
 #include "engines/congestion/engine.h"
 #include "tools/gpmc/commands.h"
 
@@ -33,7 +34,9 @@ void find_unordered(const ir::Module& m, const ir::Task& t, std::vector<const ir
 }
 
 // A progress bar on stderr, only on a terminal and only once the search has run for a second.
-void show_progress(const std::atomic<uint64_t>& done, uint64_t total, const std::atomic<bool>& finished) {
+// `total`: the orders of this process (its share, under mpirun), of `orders` in all.
+void show_progress(const std::atomic<uint64_t>& done, uint64_t total, uint64_t orders,
+                   const std::atomic<bool>& finished) {
   if (!isatty(2)) return;
   auto begin = std::chrono::steady_clock::now();
   bool shown = false;
@@ -43,7 +46,7 @@ void show_progress(const std::atomic<uint64_t>& done, uint64_t total, const std:
     double share = total ? double(done.load()) / double(total) : 1;
     int filled = int(share * 40);
     std::cerr << fmt::format("\r[{}{}] {:5.1f}% of {} orders", std::string(size_t(filled), '#'),
-                             std::string(size_t(40 - filled), ' '), share * 100, total)
+                             std::string(size_t(40 - filled), ' '), share * 100, orders)
               << std::flush;
     shown = true;
   }
@@ -74,11 +77,18 @@ bool write_orders(std::FILE* out, const cg::CongestionEngine::SearchResult& r) {
 }  // namespace
 
 int run_search(const CommonOptions& common, const SearchOptions& options) {
+  driver::Ranks ranks;  // this process alone, or (under mpirun) one of the ranks sharing the orders
+  std::string ranks_error;
+  bool joined = ranks.start(ranks_error);
   driver::Session session(options_of(common));
   auto fail = [&] {
     session.diags().flush(std::cerr);
     return 1;
   };
+  if (!joined) {
+    session.diags().error(support::DiagKind::UsageError, {}, ranks_error);
+    return fail();
+  }
   std::vector<driver::Setting> settings;
   if (!parse_settings(options.eval.sets, settings, session.diags())) return fail();
   auto compiled = session.compile(options.eval.machine, options.eval.app, settings);
@@ -111,44 +121,59 @@ int run_search(const CommonOptions& common, const SearchOptions& options) {
     return fail();
   }
   // Every order's makespan is kept (for the median, and twice with --orders-out): refuse a search whose list would
-  // not fit in half the machine's memory before allocating it.
+  // not fit in half the machine's memory before allocating it. Under mpirun rank 0 keeps them all, the others their
+  // share; every rank refuses when one must.
+  driver::Share mine = ranks.share(0, orders);
   {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     double have = pages > 0 && page > 0 ? double(pages) * double(page) : 0;
-    double need = double(orders) * sizeof(double) * (options.orders_out.empty() ? 1 : 2);
-    if (have > 0 && need > have / 2) {
+    double kept = double(ranks.root() ? orders : mine.size());
+    double need = kept * sizeof(double) * (options.orders_out.empty() || !ranks.root() ? 1 : 2);
+    bool fits = have <= 0 || need <= have / 2;
+    if (!ranks.all(fits)) {
       session.diags().error(support::DiagKind::TooManyOrders, blocks[0]->range,
-                            fmt::format("this block has {} orders, whose makespans need {} of memory, more than half "
-                                        "of this machine's; search fewer flows at a time",
-                                        orders, support::format_quantity(need, support::Dim::byte())));
+                            fits ? std::string("another rank's machine has too little memory for its share of the "
+                                               "orders; search fewer flows at a time")
+                                 : fmt::format("this block has {} orders, whose makespans need {} of memory, more "
+                                               "than half of this machine's; search fewer flows at a time",
+                                               orders, support::format_quantity(need, support::Dim::byte())));
       return fail();
     }
   }
   std::vector<double> values = backend::compute_values(m, compiled->bound);
   std::vector<double> inputs;
   for (ir::ValueId v : call.inputs) inputs.push_back(values[size_t(v)]);
-  int threads = options.threads > 0 ? options.threads : int(std::max(1u, std::thread::hardware_concurrency()));
-  // The output file is opened before the search, so that a path that cannot be written costs no search.
+  // --threads: per rank; by default the cores of a node are shared among its ranks.
+  int threads = options.threads > 0 ? options.threads : int(ranks.default_threads());
+  // The output file is opened before the search, so that a path that cannot be written costs no search (by rank 0
+  // alone, which writes it).
   std::FILE* orders_file = nullptr;
-  if (!options.orders_out.empty()) {
+  bool opened = true;
+  if (!options.orders_out.empty() && ranks.root()) {
     orders_file = std::fopen(options.orders_out.c_str(), "w");
-    if (!orders_file) {
+    opened = orders_file != nullptr;
+    if (!opened)
       session.diags().error(support::DiagKind::UsageError, {},
                             fmt::format("--orders-out: cannot write `{}`: {}", options.orders_out, std::strerror(errno)));
-      return fail();
-    }
   }
+  if (!ranks.all(opened)) return fail();
   std::atomic<uint64_t> done{0};
   std::atomic<bool> finished{false};
-  std::thread progress([&] { show_progress(done, orders, finished); });
-  auto result = engine.search(inputs, threads, &done, orders_file != nullptr);
+  std::thread progress([&] { show_progress(done, mine.size(), orders, finished); });
+  // This rank's orders; under mpirun rank 0 gathers every rank's makespans in order-index order.
+  std::vector<double> makespans(size_t(ranks.root() ? orders : mine.size()));
+  uint64_t first_error = engine.search_range(inputs, mine.begin, mine.end, threads, &done, makespans.data());
   finished = true;
   progress.join();
-  if (!result.error.empty()) {
+  ranks.gather(makespans.data(), 0, orders, 1);
+  first_error = ranks.min(first_error);
+  if (first_error != UINT64_MAX) {
     if (orders_file) std::fclose(orders_file);
-    session.diags().error(support::DiagKind::EngineError, blocks[0]->range, result.error);
+    session.diags().error(support::DiagKind::EngineError, blocks[0]->range, engine.order_error(inputs, first_error));
     return fail();
   }
+  if (!ranks.root()) return 0;
+  auto result = engine.summarize(makespans, orders_file != nullptr);
   if (orders_file && !write_orders(orders_file, result)) {
     session.diags().error(support::DiagKind::UsageError, {},
                           fmt::format("--orders-out: writing `{}` failed", options.orders_out));

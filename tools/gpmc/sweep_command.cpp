@@ -1,4 +1,5 @@
-// sweep_command.cpp: `gpmc sweep`: plans the axes, evaluates the points in batches, writes CSV, JSON or a table.
+// sweep_command.cpp: `gpmc sweep`: plans the axes, evaluates the points in batches (split over the ranks under
+// mpirun), writes CSV, JSON or a table.
 #include <unistd.h>
 
 #include <algorithm>
@@ -6,12 +7,12 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "backend/report/report.h"
+#include "driver/ranks.h"
 #include "driver/sweep.h"
 #include "support/csv.h"
 #include "support/diagnostic_format.h"
@@ -23,6 +24,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Points evaluated between two writes of rows (and, under mpirun, split over the ranks and gathered on rank 0).
+constexpr uint64_t kBatch = 1 << 16;
 
 // A coordinate as people read it: the word of a word parameter, else the quantity with its unit.
 std::string value_text(const driver::SweepAxis& axis, double value) {
@@ -231,11 +234,49 @@ class Progress {
   double last_ = 0;
 };
 
+// Evaluates the share of this rank of the batch [start, end): the whole batch on one process, into totals[i - start]
+// and phases[(i - start) * phase_count + k]; under mpirun a rank's share from the start of the buffers, gathered on
+// rank 0 in place. Every point is computed on its own, so the values do not depend on the split. Returns the
+// batch's first invalid point (NaN total) over every rank, or UINT64_MAX.
+uint64_t run_batch(const driver::Sweep& sweep, const driver::Ranks& ranks, uint64_t start, uint64_t end,
+                   unsigned threads, double* totals, double* phases) {
+  driver::Share mine = ranks.share(start, end);
+  int64_t invalid = mine.size() ? sweep.run(mine.begin, mine.end, threads, totals, phases) : -1;
+  ranks.gather(totals, start, end, 1);
+  ranks.gather(phases, start, end, sweep.phase_count());
+  return ranks.min(invalid < 0 ? UINT64_MAX : uint64_t(invalid));
+}
+
+// The first point of [begin, end) whose total is NaN, or -1; the batch starts at point `start`.
+int64_t first_invalid(const double* totals, uint64_t start, uint64_t begin, uint64_t end) {
+  for (uint64_t i = begin; i < end; ++i)
+    if (std::isnan(totals[i - start])) return int64_t(i);
+  return -1;
+}
+
+// A rank other than 0 under mpirun: its share of every batch, sent to rank 0, which writes everything. It stops
+// where rank 0 stops (--strict, at the first invalid point), with the same exit status.
+int sweep_share(const driver::Sweep& sweep, const driver::Ranks& ranks, unsigned threads, bool strict) {
+  std::vector<double> totals(kBatch), phases(kBatch * sweep.phase_count());
+  for (uint64_t start = 0; start < sweep.size(); start += kBatch) {
+    uint64_t end = std::min(sweep.size(), start + kBatch);
+    if (run_batch(sweep, ranks, start, end, threads, totals.data(), phases.data()) != UINT64_MAX && strict) return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int run_sweep(const CommonOptions& common, const SweepOptions& options) {
+  driver::Ranks ranks;  // this process alone, or (under mpirun) one of the ranks sharing the points
+  std::string ranks_error;
+  bool joined = ranks.start(ranks_error);
   driver::Session session(options_of(common));
   auto& diags = session.diags();
+  if (!joined) {
+    diags.error(support::DiagKind::UsageError, {}, ranks_error);
+    return fail(session);
+  }
   std::vector<driver::Setting> settings;
   if (!parse_settings(options.sets, settings, diags)) return fail(session);
   std::vector<driver::VarySpec> specs(options.varies.size());
@@ -267,21 +308,24 @@ int run_sweep(const CommonOptions& common, const SweepOptions& options) {
                                                   backend);
   }
   const driver::Sweep& sweep = *sweep_owner;
-  unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  // --threads: per rank; by default the cores of a node are shared among its ranks.
+  unsigned threads = options.threads ? options.threads : ranks.default_threads();
+  if (!ranks.root()) return sweep_share(sweep, ranks, threads, options.strict);
   Writer writer(options.format, sweep, compiled->module,
                 driver::sweep_phase_names(session.sources(), compiled->module, shaped), session.sources());
   session.diags().flush(std::cerr);  // warnings, before the rows
   writer.provenance = provenance_json(session, options.sets, options.varies);
   writer.header();
   Progress progress(options.progress && isatty(STDERR_FILENO), sweep.size());
-  const uint64_t batch = 1 << 16;
-  std::vector<double> totals(batch), phases(batch * sweep.phase_count());
-  for (uint64_t start = 0; start < sweep.size(); start += batch) {
-    uint64_t begin = start, end = std::min(sweep.size(), start + batch);
-    int64_t invalid = sweep.run(begin, end, threads, totals.data(), phases.data());
+  std::vector<double> totals(kBatch), phases(kBatch * sweep.phase_count());
+  const size_t p = sweep.phase_count();
+  for (uint64_t start = 0; start < sweep.size(); start += kBatch) {
+    uint64_t begin = start, end = std::min(sweep.size(), start + kBatch);
+    run_batch(sweep, ranks, start, end, threads, totals.data(), phases.data());
+    int64_t invalid = first_invalid(totals.data(), start, begin, end);
     while (invalid >= 0) {
       // The rows before it are written; the interpreter says what is wrong with this point.
-      writer.rows(begin, uint64_t(invalid), totals.data(), phases.data());
+      writer.rows(begin, uint64_t(invalid), totals.data() + (begin - start), phases.data() + (begin - start) * p);
       std::fflush(stdout);
       progress.clear();
       backend::Evaluation ignored;
@@ -312,11 +356,11 @@ int run_sweep(const CommonOptions& common, const SweepOptions& options) {
       writer.error_row(uint64_t(invalid), message + first.message + " [" + support::diag_kind_name(first.kind) + "]");
       begin = uint64_t(invalid) + 1;
       if (begin >= end) break;
-      invalid = sweep.run(begin, end, threads, totals.data(), phases.data());
+      invalid = first_invalid(totals.data(), start, begin, end);
     }
     if (begin < end) {
       progress.before_output();
-      writer.rows(begin, end, totals.data(), phases.data());
+      writer.rows(begin, end, totals.data() + (begin - start), phases.data() + (begin - start) * p);
     }
     progress.update(end);
   }
