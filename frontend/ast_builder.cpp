@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "GpmParser.h"
+#include "support/limits.h"
 
 namespace gpm::frontend {
 
@@ -64,9 +65,49 @@ const char* op_spelling(Op op) {
   return "?";
 }
 
+ExprPtr literal_expr(const std::string& text, SourceRange range, bool has_unit, DiagnosticEngine* diags) {
+  auto e = std::make_unique<Expr>();
+  e->kind = ExprKind::Number;
+  e->range = range;
+  e->text = text;
+  // The lexer guarantees a decimal number first (digits, optional fraction and exponent).
+  char* number_end = nullptr;
+  double value = std::strtod(text.c_str(), &number_end);
+  size_t num_end = size_t(number_end - text.c_str());
+  if (!std::isfinite(value)) {
+    if (!diags) return nullptr;
+    diags->error(DiagKind::SyntaxError, e->range, fmt::format("`{}` is too large for a number", text.substr(0, num_end)));
+    value = 0;
+  }
+  e->value = value;
+  e->literal_dim = Dim::count();
+  if (has_unit) {
+    size_t unit_start = text.find_first_not_of(" \t", num_end);
+    std::string unit_text = text.substr(unit_start);
+    auto unit = parse_unit(unit_text);
+    if (!unit) {  // the lexer only accepts known words, so this is an internal inconsistency
+      if (!diags) return nullptr;
+      diags->error(DiagKind::UnknownUnit, e->range, fmt::format("unknown unit `{}`", unit_text));
+      return e;
+    }
+    e->value = unit->to_base(value);
+    e->literal_dim = unit->dim;
+  }
+  return e;
+}
+
+bool check_flow_entries(size_t count, SourceRange where, DiagnosticEngine& diags) {
+  uint64_t limit = limits().flows_per_block;
+  if (count <= limit) return true;
+  diags.error(DiagKind::ModelTooLarge, where,
+              fmt::format("this `flows` block has more than {} flows, the limit of one block (--max-flows)", limit));
+  return false;
+}
+
 struct AstBuilder::Impl {
   const OffsetMap& map;
   DiagnosticEngine& diags;
+  PrebuiltFlows* prebuilt;
 
   SourceRange range(antlr4::ParserRuleContext* ctx) const { return map.rule(ctx); }
   SourceRange range(antlr4::tree::TerminalNode* node) const { return map.token(node->getSymbol()); }
@@ -81,31 +122,7 @@ struct AstBuilder::Impl {
 
   // A literal: `16 GB/s`, `4KiB`, `100`, `1e-3 s`.
   ExprPtr literal(antlr4::Token* token, bool has_unit) {
-    std::string text = token->getText();
-    auto e = make(ExprKind::Number, range(token));
-    e->text = text;
-    // The lexer guarantees a decimal number first (digits, optional fraction and exponent).
-    char* number_end = nullptr;
-    double value = std::strtod(text.c_str(), &number_end);
-    size_t num_end = size_t(number_end - text.c_str());
-    if (!std::isfinite(value)) {
-      diags.error(DiagKind::SyntaxError, e->range, fmt::format("`{}` is too large for a number", text.substr(0, num_end)));
-      value = 0;
-    }
-    e->value = value;
-    e->literal_dim = Dim::count();
-    if (has_unit) {
-      size_t unit_start = text.find_first_not_of(" \t", num_end);
-      std::string unit_text = text.substr(unit_start);
-      auto unit = parse_unit(unit_text);
-      if (!unit) {  // the lexer only accepts known words, so this is an internal inconsistency
-        diags.error(DiagKind::UnknownUnit, e->range, fmt::format("unknown unit `{}`", unit_text));
-        return e;
-      }
-      e->value = unit->to_base(value);
-      e->literal_dim = unit->dim;
-    }
-    return e;
+    return literal_expr(token->getText(), range(token), has_unit, &diags);
   }
 
   ExprPtr primary(P::PrimaryContext* ctx) {
@@ -542,7 +559,30 @@ struct AstBuilder::Impl {
     } else if (auto* fl = dynamic_cast<P::FlowsStmtContext*>(ctx)) {
       s->kind = StmtKind::Flows;
       s->unordered = fl->unordered != nullptr;
-      for (auto* entry : fl->flowEntry()) s->flows.push_back(flow_entry(entry));
+      // The flow lines built before the parse go back among the entries the parser saw, in source order.
+      PrebuiltFlows::Block* built = nullptr;
+      if (prebuilt)
+        if (auto it = prebuilt->by_block.find(ctx->getStart()->getStartIndex()); it != prebuilt->by_block.end())
+          built = &it->second;
+      size_t next = 0;
+      auto built_before = [&](size_t at) {
+        for (; built && next < built->items.size() && built->starts[next] < at; ++next)
+          s->flows.push_back(std::move(built->items[next]));
+      };
+      auto entries = fl->flowEntry();
+      size_t single = built ? built->items.size() : 0;  // one flow each (patterns, loops: counted by the lowering)
+      for (auto* entry : entries) single += entry->flowItem() != nullptr;
+      if (!check_flow_entries(single, range(ctx->getStart()), diags)) return s;
+      if (built && entries.empty()) {  // only plain lines: the block's items as they were built
+        s->flows = std::move(built->items);
+        return s;
+      }
+      s->flows.reserve(entries.size() + (built ? built->items.size() : 0));
+      for (auto* entry : entries) {
+        built_before(entry->getStart()->getStartIndex());
+        s->flows.push_back(flow_entry(entry));
+      }
+      built_before(SIZE_MAX);
     } else if (auto* loop = dynamic_cast<P::ForStmtContext*>(ctx)) {
       s->kind = StmtKind::For;
       s->loop_var = loop_var(loop, loop->IDENT());
@@ -644,7 +684,7 @@ struct AstBuilder::Impl {
 };
 
 std::unique_ptr<Module> AstBuilder::build_file(antlr4::ParserRuleContext* file_ctx, const std::string& path) {
-  Impl impl{map_, diags_};
+  Impl impl{map_, diags_, prebuilt_};
   auto module = std::make_unique<Module>();
   module->file = map_.file();
   module->path = path;
@@ -653,7 +693,7 @@ std::unique_ptr<Module> AstBuilder::build_file(antlr4::ParserRuleContext* file_c
 }
 
 ExprPtr AstBuilder::build_standalone_expr(antlr4::ParserRuleContext* ctx) {
-  Impl impl{map_, diags_};
+  Impl impl{map_, diags_, nullptr};
   return impl.expr(static_cast<P::StandaloneExprContext*>(ctx)->expr());
 }
 

@@ -1,6 +1,8 @@
 // ast_builder.h: turns ANTLR parse trees into the AST (chains flattened, literals converted).
 #pragma once
 #include <memory>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "frontend/ast.h"
@@ -34,9 +36,28 @@ class OffsetMap {
   std::vector<uint32_t> byte_of_code_point_;
 };
 
+// A number literal's expression (`16 GB/s`, `4KiB`, `100`): its value in base units, its dimension and spelling. With
+// `diags` null, null where an error would be reported (a number too large, an unknown unit).
+ExprPtr literal_expr(const std::string& text, SourceRange range, bool has_unit, DiagnosticEngine* diags);
+
+// Flow lines built before the ANTLR parse (frontend/flow_lines.h), spliced into their `flows` blocks by the builder:
+// by block (the code-point index of its `flows` keyword), the items and the code-point index of each one's first token.
+struct PrebuiltFlows {
+  struct Block {
+    std::vector<FlowItem> items;
+    std::vector<size_t> starts;
+  };
+  std::unordered_map<size_t, Block> by_block;
+};
+
+// Whether `count` single flows (one a line; patterns and loops are counted by the lowering) fit in one `flows` block
+// (--max-flows, support/limits.h); otherwise a ModelTooLarge error at `where`, the block's `flows` keyword.
+bool check_flow_entries(size_t count, SourceRange where, DiagnosticEngine& diags);
+
 class AstBuilder {
  public:
-  AstBuilder(const OffsetMap& offsets, DiagnosticEngine& diags) : map_(offsets), diags_(diags) {}
+  AstBuilder(const OffsetMap& offsets, DiagnosticEngine& diags, PrebuiltFlows* prebuilt = nullptr)
+      : map_(offsets), diags_(diags), prebuilt_(prebuilt) {}
   std::unique_ptr<Module> build_file(antlr4::ParserRuleContext* file_ctx, const std::string& path);
   ExprPtr build_standalone_expr(antlr4::ParserRuleContext* expr_ctx);
 
@@ -44,6 +65,7 @@ class AstBuilder {
   struct Impl;
   const OffsetMap& map_;
   DiagnosticEngine& diags_;
+  PrebuiltFlows* prebuilt_;
 };
 
 }  // namespace gpm::frontend

@@ -65,7 +65,7 @@ std::string_view Lexer::literal(size_t type) const {
 std::vector<std::string_view> Lexer::unit_words() { return {std::begin(kUnits), std::end(kUnits)}; }
 
 void Lexer::reset() {
-  pos_ = column_ = 0;
+  pos_ = column_ = next_skip_ = 0;
   line_ = 1;
 }
 
@@ -194,6 +194,13 @@ Lexeme Lexer::next() {
 
 std::unique_ptr<antlr4::Token> Lexer::nextToken() {
   Lexeme lexeme = next();
+  while (next_skip_ < skip_.size() && lexeme.start == skip_[next_skip_].first && lexeme.type != antlr4::Token::EOF) {
+    const SkippedTokens& span = skip_[next_skip_++];
+    pos_ = span.resume;
+    line_ = span.line;
+    column_ = span.column;
+    lexeme = next();
+  }
   return antlr4::CommonTokenFactory::DEFAULT->create({this, &input_}, lexeme.type, "", antlr4::Token::DEFAULT_CHANNEL,
                                                      lexeme.start, lexeme.stop, lexeme.line, lexeme.column);
 }

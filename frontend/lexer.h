@@ -23,6 +23,13 @@ struct Lexeme {
   size_t line = 1, column = 0;
 };
 
+// Tokens the parser is not to see: from the token that starts at code point `first` up to code point `resume`, where
+// the lexer goes on (at `line` and `column`), skipped without being lexed again.
+struct SkippedTokens {
+  size_t first = 0;
+  size_t resume = 0, line = 1, column = 0;
+};
+
 // ANTLR's generated lexer simulates its ATN and builds its DFA anew in every process: about half of the CPU time of
 // a one-shot `gpmc eval` went there. This lexer follows the same rules (longest match; of two matches of equal
 // length the earlier rule, so keywords before IDENT) by hand. The keywords and punctuation are taken from the
@@ -39,6 +46,8 @@ class Lexer : public antlr4::TokenSource {
   std::string_view literal(size_t type) const;
   // Starts again from the beginning of the input.
   void reset();
+  // Tokens that nextToken() leaves out, sorted and disjoint (the flow lines frontend/flow_lines.cpp has built).
+  void skip(std::vector<SkippedTokens> spans) { skip_ = std::move(spans); }
   // The unit words a quantity may end with (the grammar's UNIT fragment), for the test that compares them.
   static std::vector<std::string_view> unit_words();
 
@@ -62,7 +71,9 @@ class Lexer : public antlr4::TokenSource {
   const std::u32string& text_;
   size_t pos_ = 0, line_ = 1, column_ = 0;
   struct Literals;
-  const Literals& literals_;  // the keywords and punctuation of the generated vocabulary (built once)
+  const Literals& literals_;
+  std::vector<SkippedTokens> skip_;
+  size_t next_skip_ = 0;  // the first span of skip_ not yet passed  // the keywords and punctuation of the generated vocabulary (built once)
   friend std::vector<std::string> keyword_words();
 };
 

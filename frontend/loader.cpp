@@ -109,7 +109,9 @@ const Module* Loader::load(const std::string& display_path, const std::string& k
   std::string text;
   if (auto generated = generated_.find(display_path); generated != generated_.end()) {
     text = generated->second;
-  } else if (!read_source_file(display_path, text, diags_, import_site)) {
+  } else if (!read_source_file(display_path, text, diags_, import_site,
+                               // --max-source-bytes is for the user's files: the standard library is always read
+                               shown_path(display_path).rfind("stdlib/", 0) == 0 ? kMaxSourceBytesLimit : 0)) {
     failed_.insert(key);
     return nullptr;
   }

@@ -7,6 +7,7 @@
 
 #include "GpmParser.h"
 #include "frontend/ast_builder.h"
+#include "frontend/flow_lines.h"
 #include "frontend/lexer.h"
 #include "support/units.h"
 
@@ -124,10 +125,11 @@ class SyntaxErrorForwarder : public antlr4::BaseErrorListener {
 };
 
 bool is_statement_start(std::string_view text) {
-  static const char* kStarts[] = {"import", "param", "let", "fn", "type", "machine", "app", "node",
+  if (text.empty()) return false;  // a name, a number, a string
+  static constexpr std::string_view kStarts[] = {"import", "param", "let", "fn", "type", "machine", "app", "node",
                                   "socket", "link", "data", "kernel", "run", "copy", "seq", "par",
                                   "iterate", "phase", "overhead", "for", "flows", "mpi", "offload", ";", "}"};
-  for (const char* s : kStarts)
+  for (std::string_view s : kStarts)
     if (text == s) return true;
   return false;
 }
@@ -149,21 +151,22 @@ bool check_tokens(Lexer& lexer, const OffsetMap& map, DiagnosticEngine& diags) {
   for (Lexeme lexeme = lexer.next();; lexeme = lexer.next()) {
     size_t type = lexeme.type;
     if (type == antlr4::Token::EOF) break;
-    SourceRange range = map.span(type, lexeme.start, lexeme.stop);
+    auto range = [&] { return map.span(type, lexeme.start, lexeme.stop); };
     if (type == GpmParser::ERROR_CHAR) {
       std::string text = lexer.getInputStream()->getText(antlr4::misc::Interval(lexeme.start, lexeme.stop));
-      diags.error(DiagKind::UnexpectedCharacter, range, fmt::format("unexpected character `{}`", text));
+      diags.error(DiagKind::UnexpectedCharacter, range(), fmt::format("unexpected character `{}`", text));
       ok = false;
       continue;
     }
     if (type == GpmParser::UNTERMINATED_STRING) {
-      diags.error(DiagKind::UnterminatedString, range, "string literal is missing its closing `\"`");
+      diags.error(DiagKind::UnterminatedString, range(), "string literal is missing its closing `\"`");
       ok = false;
       continue;
     }
     if (type == GpmParser::UNTERMINATED_COMMENT) {
-      range.end = std::min(range.end, range.begin + 2);
-      diags.error(DiagKind::UnterminatedComment, range, "block comment is missing its closing `*/`");
+      SourceRange at = range();
+      at.end = std::min(at.end, at.begin + 2);
+      diags.error(DiagKind::UnterminatedComment, at, "block comment is missing its closing `*/`");
       ok = false;
       continue;
     }
@@ -183,7 +186,7 @@ bool check_tokens(Lexer& lexer, const OffsetMap& map, DiagnosticEngine& diags) {
     if (text == "if") ++ifs_in_statement;
     if (brackets > kMaxNesting || prefix_run > kMaxNesting || ifs_in_statement > kMaxNesting ||
         power_chain > kMaxNesting || compare_chain > kMaxNesting) {
-      diags.error(DiagKind::NestingTooDeep, range,
+      diags.error(DiagKind::NestingTooDeep, range(),
                   fmt::format("nesting deeper than {} levels (brackets, blocks, prefix operators, "
                               "`if` expressions, or chains such as `^ -x ^ -y` and `== not x == not y`); split the "
                               "expression with `let`",
@@ -216,33 +219,64 @@ struct ParseSession {
 // succeeds it gives LL's tree for this grammar (the AST goldens, tests/golden/parse/ast_*, are unchanged by it), and
 // a file with an error gets its diagnostics from the second stage, as from a single LL parse.
 template <class Rule>
-antlr4::ParserRuleContext* two_stage(ParseSession& session, SyntaxErrorForwarder& forwarder, Rule rule) {
-  auto* simulator = session.parser.getInterpreter<antlr4::atn::ParserATNSimulator>();
-  simulator->setPredictionMode(antlr4::atn::PredictionMode::SLL);
+antlr4::ParserRuleContext* sll_stage(ParseSession& session, Rule rule) {
+  session.parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
+      antlr4::atn::PredictionMode::SLL);
   session.parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
   try {
     return rule(session.parser);
   } catch (antlr4::ParseCancellationException&) {
   }
+  return nullptr;
+}
+
+template <class Rule>
+antlr4::ParserRuleContext* ll_stage(ParseSession& session, SyntaxErrorForwarder& forwarder, Rule rule) {
   session.tokens.seek(0);
   session.parser.reset();
-  simulator->setPredictionMode(antlr4::atn::PredictionMode::LL);
+  session.parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::LL);
   session.parser.setErrorHandler(std::make_shared<antlr4::DefaultErrorStrategy>());
   session.parser.addErrorListener(&forwarder);
   return rule(session.parser);
 }
 
+template <class Rule>
+antlr4::ParserRuleContext* two_stage(ParseSession& session, SyntaxErrorForwarder& forwarder, Rule rule) {
+  if (auto* tree = sll_stage(session, rule)) return tree;
+  return ll_stage(session, forwarder, rule);
+}
+
+antlr4::ParserRuleContext* file_rule(GpmParser& parser) { return parser.file(); }
+
 }  // namespace
 
-std::unique_ptr<Module> parse_module(const SourceManager& sources, FileId file, DiagnosticEngine& diags) {
+std::unique_ptr<Module> parse_module(const SourceManager& sources, FileId file, DiagnosticEngine& diags,
+                                     bool flow_lines_first) {
   if (!check_encoding(sources, file, diags)) return nullptr;
-  ParseSession session(sources, file);
-  if (!check_tokens(session.lexer, session.map, diags)) return nullptr;
-  session.tokens.fill();
-  SyntaxErrorForwarder forwarder(session.map, diags, session.tokens);
-  auto* tree = two_stage(session, forwarder, [](GpmParser& parser) -> antlr4::ParserRuleContext* { return parser.file(); });
+  auto session = std::make_unique<ParseSession>(sources, file);
+  if (!check_tokens(session->lexer, session->map, diags)) return nullptr;
+  // The plain flow lines are built first (refusing a block over --max-flows before any parse) and their tokens are
+  // left out of the parse; a file with a syntax error anywhere is parsed again whole, by the LL stage, for the same
+  // diagnostics as without them.
+  std::optional<FlowLines> flow_lines = FlowLines{};
+  if (flow_lines_first) flow_lines = build_flow_lines(session->lexer, session->map, sources.text(file), diags);
+  if (!flow_lines) return nullptr;
+  bool retry = false;  // the whole file again after a syntax error: LL only, SLL having failed
+  if (!flow_lines->tokens.empty()) {
+    session->lexer.skip(std::move(flow_lines->tokens));
+    session->tokens.fill();
+    if (auto* tree = sll_stage(*session, file_rule)) {
+      AstBuilder builder(session->map, diags, &flow_lines->flows);
+      return builder.build_file(tree, sources.path(file));
+    }
+    session = std::make_unique<ParseSession>(sources, file);
+    retry = true;
+  }
+  session->tokens.fill();
+  SyntaxErrorForwarder forwarder(session->map, diags, session->tokens);
+  auto* tree = retry ? ll_stage(*session, forwarder, file_rule) : two_stage(*session, forwarder, file_rule);
   if (forwarder.count > 0) return nullptr;
-  AstBuilder builder(session.map, diags);
+  AstBuilder builder(session->map, diags);
   return builder.build_file(tree, sources.path(file));
 }
 

@@ -16,8 +16,10 @@ using namespace gpm::support;
 inline constexpr int kMaxNesting = 256;
 
 // Parses one file already added to the SourceManager. Returns null when the file has lexical or
-// syntax errors (they are reported to `diags`).
-std::unique_ptr<Module> parse_module(const SourceManager& sources, FileId file, DiagnosticEngine& diags);
+// syntax errors (they are reported to `diags`). `flow_lines` false leaves every flow line to the ANTLR parse (for the
+// test that compares both ways; frontend/flow_lines.h).
+std::unique_ptr<Module> parse_module(const SourceManager& sources, FileId file, DiagnosticEngine& diags,
+                                     bool flow_lines = true);
 
 // The keywords of the language (the literals of the generated vocabulary that are words: `machine`, `param`...), in
 // token-type order; for completion in editors.

@@ -94,7 +94,8 @@ class Sema {
   void check_arbitrations(const MachineDecl& machine);
   void check_flows(const AppDecl& app, Stmt& stmt, const LoopScope* loops);
   void check_flow_items(Stmt& s, std::vector<FlowItem>& items, const Scope& scope,
-                        const std::map<std::string, const FlowItem*>& labels, const std::vector<std::string>& names);
+                        const std::map<std::string, const FlowItem*>& labels, const std::vector<std::string>& names,
+                        const std::set<const FlowItem*>& cycles);
   void check_attrs(const std::vector<Attr>& attrs, const std::string& owner_kind, const Scope& scope);
   void expect_dim(Expr& expr, Dim dim, const std::string& what, const Scope& scope);
   // MPI sections and operations (sema_mpi.cpp).

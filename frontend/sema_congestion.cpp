@@ -1,5 +1,6 @@
 // sema_congestion.cpp: checks a machine's `arbitration` declarations and an app's `flows` blocks.
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -95,6 +96,31 @@ void Sema::check_flow_pattern(FlowItem& f, const Scope& scope) {
   if (f.start) expect_dim(*f.start, Dim::seconds(), "a flow's start time", scope);
 }
 
+namespace {
+
+// The labelled flows that wait, through others, for themselves. Each flow waits for at most one other, so one walk
+// from each label, stopping at flows an earlier walk has passed, finds every cycle in time linear in the flows (a
+// walk per flow to the end of its chain took 1.2 s for a chain of 4,032 `after`s).
+std::set<const FlowItem*> waiting_cycles(const std::map<std::string, const FlowItem*>& labels) {
+  auto next = [&](const FlowItem* f) -> const FlowItem* {
+    auto it = f->after.empty() ? labels.end() : labels.find(f->after);
+    return it == labels.end() ? nullptr : it->second;
+  };
+  std::map<const FlowItem*, size_t> walked;  // the walk that passed each flow first
+  std::set<const FlowItem*> cycles;
+  size_t walk = 0;
+  for (const auto& [label, first] : labels) {
+    ++walk;
+    const FlowItem* at = first;
+    for (; at && !walked.count(at); at = next(at)) walked[at] = walk;
+    if (at && walked[at] == walk)  // this walk came back to a flow of its own: a cycle through `at`
+      for (const FlowItem* c = at; cycles.insert(c).second;) c = next(c);
+  }
+  return cycles;
+}
+
+}  // namespace
+
 void Sema::check_flows(const AppDecl& app, Stmt& s, const LoopScope* loops) {
   Scope scope{nullptr, &app, loops};
   std::map<std::string, const FlowItem*> labels;
@@ -111,14 +137,14 @@ void Sema::check_flows(const AppDecl& app, Stmt& s, const LoopScope* loops) {
   }
   if (s.flows.empty())
     diags_.error(DiagKind::MissingAttribute, s.range, "a `flows` block needs at least one flow: `SRC -> DST BYTES`");
-  check_flow_items(s, s.flows, scope, labels, names);
+  check_flow_items(s, s.flows, scope, labels, names, waiting_cycles(labels));
 }
 
 // The flows of a block or of a loop's body (`scope.loops` set inside a loop). Labels name one flow each, so they
 // stand only outside loops; a flow inside a loop may wait (`after`) for one of them.
 void Sema::check_flow_items(Stmt& s, std::vector<FlowItem>& items, const Scope& scope,
                             const std::map<std::string, const FlowItem*>& labels,
-                            const std::vector<std::string>& names) {
+                            const std::vector<std::string>& names, const std::set<const FlowItem*>& cycles) {
   for (auto& f : items) {
     if (f.loop_var) {
       if (f.body.empty())
@@ -126,7 +152,7 @@ void Sema::check_flow_items(Stmt& s, std::vector<FlowItem>& items, const Scope& 
       if (!check_loop(*f.loop_var, *f.loop_lo, *f.loop_hi, scope)) continue;
       LoopScope inner{f.loop_var.get(), scope.loops};
       Scope body_scope{scope.fn, scope.owner, &inner};
-      check_flow_items(s, f.body, body_scope, labels, names);
+      check_flow_items(s, f.body, body_scope, labels, names, cycles);
       continue;
     }
     if (scope.loops && !f.label.empty()) {
@@ -157,16 +183,9 @@ void Sema::check_flow_items(Stmt& s, std::vector<FlowItem>& items, const Scope& 
       continue;
     }
     // Waiting for a flow that (through others) waits for this one never starts.
-    const FlowItem* at = it->second;
-    for (size_t steps = 0; at && steps <= labels.size(); ++steps) {
-      if (at == &f) {
-        diags_.error(DiagKind::RecursiveDefinition, f.after_range,
-                     fmt::format("flows wait for each other in a cycle through `{}`", f.after));
-        break;
-      }
-      auto next = at->after.empty() ? labels.end() : labels.find(at->after);
-      at = next == labels.end() ? nullptr : next->second;
-    }
+    if (cycles.count(&f))
+      diags_.error(DiagKind::RecursiveDefinition, f.after_range,
+                   fmt::format("flows wait for each other in a cycle through `{}`", f.after));
   }
 }
 

@@ -9,6 +9,7 @@
 #include "engines/congestion/engine.h"
 #include "lower/flow_patterns.h"
 #include "lower/lower.h"
+#include "support/limits.h"
 
 namespace gpm::lower {
 
@@ -20,8 +21,6 @@ namespace {
 // Memory of one flow from lowering to report (its spec and name, route, the engine's per-flow state, the per-flow
 // output): a 1,024-host all-to-all (1,047,552 flows) peaks at 438 MB, about 390 bytes a flow; with a margin.
 constexpr uint64_t kBytesPerFlow = 500;
-// Flows and hops are numbered with 32-bit integers: at most 2^27 flows keeps every route's hops numbered.
-constexpr uint64_t kMaxFlows = uint64_t(1) << 27;
 
 uint64_t physical_memory() {
   long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
@@ -30,10 +29,12 @@ uint64_t physical_memory() {
 
 }  // namespace
 
-// Whether a block of `flows` flows can be built: at most kMaxFlows, and their memory within half the machine's.
+// Whether a block of `flows` flows can be built: at most --max-flows (support/limits.h, at most 2^27: flows and hops
+// are numbered with 32-bit integers), and their memory within half the machine's.
 bool flows_fit(uint64_t flows, std::string& why) {
-  if (flows > kMaxFlows) {
-    why = fmt::format("this `flows` block makes {} flows; gpmc handles at most {} in one block", flows, kMaxFlows);
+  if (uint64_t limit = support::limits().flows_per_block; flows > limit) {
+    why = fmt::format("this `flows` block makes {} flows; gpmc handles at most {} in one block (--max-flows)", flows,
+                      limit);
     return false;
   }
   uint64_t need = flows * kBytesPerFlow, have = physical_memory();

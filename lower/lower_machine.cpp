@@ -95,6 +95,17 @@ void Lowerer::index_paths() {
 }
 
 std::vector<int> Lowerer::resolve(const CompRef& ref, const std::string& prefix) {
+  // The common case, one component named at the top (`h[3]`, `cpu`, every end of a large `flows` block): one look-up.
+  if (prefix.empty() && ref.parts.size() == 1 && !ref.parts[0].star) {
+    const RefPart& part = ref.parts[0];
+    std::string path = part.name;
+    if (part.index) {
+      auto idx = whole_number(*part.index, "an index");
+      if (!idx) return {};
+      path += fmt::format("[{}]", *idx);
+    }
+    if (auto it = component_of_path_.find(path); it != component_of_path_.end()) return {it->second};
+  }
   // Within a socket, names refer to the socket's own components first, then to the node's (then, in a cluster,
   // to the cluster's): `node[1].s[0].` looks in `node[1].s[0].`, `node[1].` and at the top.
   std::vector<std::string> scopes = {prefix};

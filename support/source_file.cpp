@@ -30,7 +30,8 @@ bool regular_file(const std::string& path, DiagnosticEngine& diags, SourceRange 
   return false;
 }
 
-bool read_source_file(const std::string& path, std::string& out, DiagnosticEngine& diags, SourceRange site) {
+bool read_source_file(const std::string& path, std::string& out, DiagnosticEngine& diags, SourceRange site,
+                      uint64_t limit) {
   std::error_code ec;
   auto status = fs::status(path, ec);
   if (ec || !fs::exists(status)) {
@@ -42,28 +43,35 @@ bool read_source_file(const std::string& path, std::string& out, DiagnosticEngin
     return false;
   }
   if (!regular_file(path, diags, site)) return false;
+  if (limit == 0) limit = limits().source_bytes;
+  auto too_large = [&] {
+    std::string size = limit % (1u << 20) == 0 ? fmt::format("{} MiB", limit >> 20) : fmt::format("{} bytes", limit);
+    diags.error(DiagKind::FileTooLarge, site,
+                fmt::format("`{}` is larger than {}; .gpm models are expected to be small text files "
+                            "(--max-source-bytes sets the limit)",
+                            path, size));
+    return false;
+  };
+  // A regular file's size is known before it is read: one too large is refused without reading a byte.
+  if (fs::is_regular_file(status))
+    if (auto size = fs::file_size(path, ec); !ec && size > limit) return too_large();
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     diags.error(DiagKind::FileNotFound, site, fmt::format("cannot open `{}`: {}", path, std::strerror(errno)));
     return false;
   }
-  // Read in chunks, at most one byte past the limit, so that a huge or endless file (a FIFO) costs nothing and a
-  // small file touches no more memory than its size (a buffer of the whole limit cost every run 8 MiB per file).
+  // Read in chunks, at most one byte past the limit, so that a file that grows while read costs nothing and a small
+  // file touches no more memory than its size (a buffer of the whole limit cost every run 8 MiB per file).
   out.clear();
   char chunk[64 * 1024];
-  while (out.size() <= kMaxSourceBytes) {
-    size_t want = std::min(sizeof chunk, kMaxSourceBytes + 1 - out.size());
+  while (out.size() <= limit) {
+    size_t want = size_t(std::min<uint64_t>(sizeof chunk, limit + 1 - out.size()));
     in.read(chunk, std::streamsize(want));
     auto got = in.gcount();
     if (got <= 0) break;
     out.append(chunk, size_t(got));
   }
-  if (out.size() > kMaxSourceBytes) {
-    diags.error(DiagKind::FileTooLarge, site,
-                fmt::format("`{}` is larger than {} MiB; .gpm models are expected to be small text files",
-                            path, kMaxSourceBytes >> 20));
-    return false;
-  }
+  if (out.size() > limit) return too_large();
   return true;
 }
 

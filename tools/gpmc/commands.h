@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "driver/pipeline.h"
+#include "support/limits.h"
 
 namespace gpm::cli {
 
@@ -16,6 +17,8 @@ extern const char* const kCommit;
 struct CommonOptions {
   std::vector<std::string> include_dirs;
   bool warnings_as_errors = false;  // --Werror
+  uint64_t max_source_bytes = support::kMaxSourceBytes;  // --max-source-bytes (support/limits.h)
+  uint64_t max_flows = support::kMaxFlowsPerBlock;       // --max-flows
 };
 
 struct EvalOptions {

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "lsp/server.h"
+#include "support/limits.h"
 #include "tools/gpmc/commands.h"
 #include "tools/gpmc/completion.h"
 #include "tools/gpmc/diagnostic_options.h"
@@ -63,6 +64,14 @@ static int run_gpmc(int argc, char** argv) {
   auto add_includes = [&](CLI::App* sub) {
     sub->add_option("--include,-I", common.include_dirs, "Extra folder searched by `import` (repeatable)");
     sub->add_flag("--Werror", common.warnings_as_errors, "Treat warnings (substituted or ignored inputs) as errors");
+    sub->add_option("--max-source-bytes", common.max_source_bytes,
+                    "Largest source or CSV file read, in bytes (FileTooLarge beyond it; at most 2^31)")
+        ->check(CLI::Range(uint64_t(1), gpm::support::kMaxSourceBytesLimit))
+        ->capture_default_str();
+    sub->add_option("--max-flows", common.max_flows,
+                    "Most flows in one `flows` block (ModelTooLarge beyond it; at most 2^27)")
+        ->check(CLI::Range(uint64_t(1), gpm::support::kMaxFlowsPerBlock))
+        ->capture_default_str();
     gpm::cli::add_diagnostic_options(sub, diagnostic_options);
   };
 
@@ -287,6 +296,7 @@ static int run_gpmc(int argc, char** argv) {
     std::cout << gpm::cli::completion_script(app, completion_shell);
     return 0;
   }
+  gpm::support::limits() = {common.max_source_bytes, common.max_flows};
   return run_with_large_stack([&]() -> int {
     if (*check) return gpm::cli::run_check(common, check_files);
     if (*format) return gpm::cli::run_fmt(fmt_files, fmt_check);
