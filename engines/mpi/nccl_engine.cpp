@@ -266,6 +266,7 @@ ir::EngineResult NcclEngine::run(std::span<const double> inputs) const {
   if (s_.intra_probe.engine) d["intra_bus_bw"] = b.intra;
   if (s_.inter_probe.engine) d["inter_bus_bw"] = b.inter;
   d["launch_s"] = launch;
+  if (int64_t period = s_.ring.engine->symmetric_period(); period > 0) d["ring_probe_period_nodes"] = period;
   auto all = nlohmann::ordered_json::array();
   for (const auto& c : cands) {
     nlohmann::ordered_json j;
