@@ -2,10 +2,14 @@
 // routes' latencies, host staging as three phases, pipelined segments, and the report of each step's busiest link.
 #include "engines/mpi/fabric_engine.h"
 
+#include "engines/mpi/fabric_symmetry.h"
+
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -22,8 +26,30 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build(const ir::Topology& to
                                                           const FabricPlacement& placement,
                                                           const std::vector<Round>& rounds,
                                                           const std::vector<HaloMessage>& halo, std::string& error) {
+  // The fast path: GPU to GPU rounds of a collective on a cluster whose nodes translate onto each other.
+  // GPMC_FABRIC_FAST_PATH=off builds every flow instead (to compare the two, docs/models.md section 9.8).
+  const char* env = std::getenv("GPMC_FABRIC_FAST_PATH");
+  bool fast = !(env && std::string_view(env) == "off");
+  if (fast && !op.halo && op.transport != Transport::Staged && !rounds.empty())
+    if (auto sym = find_node_translation(topology, fabrics, placement, rounds)) {
+      std::string ignored;
+      if (auto e = build_on(topology, fabrics, cost, op, placement, rounds, halo, &*sym, ignored)) return e;
+    }
+  return build_on(topology, fabrics, cost, op, placement, rounds, halo, nullptr, error);
+}
+
+std::shared_ptr<FabricCommEngine> FabricCommEngine::build_on(const ir::Topology& topology, const cg::FabricMap& fabrics,
+                                                             const ir::LinkCostFn& cost, const Operation& op,
+                                                             const FabricPlacement& placement,
+                                                             const std::vector<Round>& rounds,
+                                                             const std::vector<HaloMessage>& halo,
+                                                             const NodeTranslation* sym, std::string& error) {
   std::shared_ptr<FabricCommEngine> e(new FabricCommEngine());
-  e->op_ = std::move(op);
+  e->op_ = op;
+  if (sym) {
+    e->period_ = sym->period;
+    e->cluster_nodes_ = sym->nodes;
+  }
   std::map<std::pair<int, int>, int> global;  // (link, direction) -> index into links_
   const bool staged = e->op_.transport == Transport::Staged;
 
@@ -38,9 +64,26 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build(const ir::Topology& to
     std::vector<PhaseSpec> phases;
   };
   std::vector<StepSpec> specs;
+  // With the fast path, the ranks of each flow (one phase: GPU to GPU), to check its translate's route.
+  std::vector<std::vector<std::pair<int32_t, int32_t>>> rank_pairs;
   auto add_step = [&](Step step, const std::vector<std::array<int32_t, 3>>& messages) {
     step.messages = int64_t(messages.size());
     StepSpec& spec = specs.emplace_back(StepSpec{std::move(step), {}});
+    if (sym) {
+      // Only the first period's senders: their translates are the other messages (find_node_translation).
+      PhaseSpec& p = spec.phases.emplace_back(PhaseSpec{"", {}});
+      auto& pairs = rank_pairs.emplace_back();
+      for (const auto& m : messages) {
+        if (m[0] >= sym->period_ranks) continue;
+        cg::FlowSpec f;
+        f.src = placement.gpu[size_t(m[0])];
+        f.dst = placement.gpu[size_t(m[1])];
+        f.size_input = m[2];
+        p.flows.push_back(f);
+        pairs.emplace_back(m[0], m[1]);
+      }
+      return;
+    }
     auto flow = [&](int src, int dst, int kind) {
       cg::FlowSpec f;
       f.src = src;
@@ -102,6 +145,37 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build(const ir::Topology& to
                                                  : router.route(f.src, f.dst, "gpu");
   }
   order = {};
+  if (sym) {
+    // The router's route of each flow's translate must be the translate of its route (the router's tie-breaks, by
+    // the destination's rank among its kind, may not repeat with the period); then each hop goes to its link's
+    // orbit representative, so that the first period's flows load each representative as the round loads it.
+    std::vector<std::array<uint32_t, 3>> shifted;
+    for (uint32_t i = 0; i < specs.size(); ++i)
+      for (uint32_t f = 0; f < rank_pairs[i].size(); ++f) shifted.push_back({i, 0, f});
+    auto src_of = [&](const std::array<uint32_t, 3>& at) {
+      return placement.gpu[size_t(sym->rank_shift[size_t(rank_pairs[at[0]][at[2]].first)])];
+    };
+    std::stable_sort(shifted.begin(), shifted.end(), [&](const auto& x, const auto& y) { return src_of(x) < src_of(y); });
+    for (const auto& at : shifted) {
+      const auto& [a, b] = rank_pairs[at[0]][at[2]];
+      const auto& mine = routes[at[0]][0][at[2]];
+      int from = placement.gpu[size_t(sym->rank_shift[size_t(a)])], to = placement.gpu[size_t(sym->rank_shift[size_t(b)])];
+      if (!mine || from == to) {
+        if (!mine || !mine->empty()) return nullptr;
+        continue;
+      }
+      auto theirs = router.route(from, to, "gpu");
+      if (!theirs || theirs->size() != mine->size()) return nullptr;
+      for (size_t h = 0; h < mine->size(); ++h)
+        if ((*theirs)[h].link != sym->link_shift[size_t((*mine)[h].link)] ||
+            (*theirs)[h].direction != (*mine)[h].direction)
+          return nullptr;
+    }
+    for (auto& step : routes)
+      for (auto& hops : step[0])
+        if (hops)
+          for (ir::Hop& hop : *hops) hop.link = sym->link_canon[size_t(hop.link)];
+  }
 
   // Last, each phase's engine, sharing the component names.
   auto names = std::make_shared<std::vector<std::string>>();
@@ -258,6 +332,14 @@ ir::EngineResult FabricCommEngine::run(std::span<const double> inputs) const {
     d["neighbours"] = g.neighbours;
   }
   d["overhead_s"] = inputs[size_t(first_bw_) - 1];
+  if (period_ > 0) {
+    // The fast path: each round solved on one period of nodes (the other periods' flows are its translates).
+    nlohmann::ordered_json sym;
+    sym["period_nodes"] = period_;
+    sym["periods"] = cluster_nodes_ / period_;
+    sym["flows_solved"] = flows_built();
+    d["symmetry"] = std::move(sym);
+  }
   const size_t at = size_t(first_bw_) + 2 * links_.size();
   auto steps = nlohmann::ordered_json::array();
   double total = 0, count = 0, segments = 0;
@@ -327,6 +409,9 @@ std::string FabricCommEngine::describe() const {
   std::string s = fmt::format("{}{} over {} ranks on {} nodes ({} per node); fabric, {}", op_.what,
                               op_.algorithm.empty() ? "" : " (" + op_.algorithm + ")", op_.ranks, op_.nodes,
                               op_.ranks_per_node, transport_name(op_.transport));
+  if (period_ > 0)
+    s += fmt::format("\nsymmetric: each round solved on one period of {} of the {} nodes ({} flows)", period_,
+                     cluster_nodes_, flows_built());
   for (const Step& step : steps_) {
     std::string repeat =
         step.pipeline_hops > 0 ? fmt::format("({} + S - 1)", step.pipeline_hops) : fmt::format("{}", step.repeat);
@@ -336,6 +421,13 @@ std::string FabricCommEngine::describe() const {
                      step.phases.size(), step.phases.size() == 1 ? "" : "s", routes);
   }
   return s;
+}
+
+int64_t FabricCommEngine::flows_built() const {
+  int64_t n = 0;
+  for (const Step& step : steps_)
+    for (const Phase& phase : step.phases) n += phase.engine->plan().flow_count;
+  return n;
 }
 
 }  // namespace gpm::mpi

@@ -13,6 +13,8 @@
 
 namespace gpm::mpi {
 
+struct NodeTranslation;
+
 // Where each rank's bytes start and end: its GPU, and with host staging the host memory nearest to that GPU.
 struct FabricPlacement {
   std::vector<int> gpu;     // per rank: a component
@@ -34,7 +36,10 @@ class FabricCommEngine : public ir::Engine {
   };
   // A collective's rounds (collective_rounds with keep_messages) or a halo's messages (then `rounds` is empty).
   // Null with `error` set (and `error_step` naming the step) when a message has no route or the flows of a step
-  // cross links of different arbitrations.
+  // cross links of different arbitrations. Where a translation of the cluster's nodes maps the machine, the
+  // placement, the rounds and the routes onto themselves (fabric_symmetry.h, GPU to GPU collectives only), each
+  // round's flows are those of the ranks of one period, each route taken to its links' orbit representatives: the
+  // same max-min problem as the whole round's, link by link (symmetric_period() says so); otherwise every flow.
   static std::shared_ptr<FabricCommEngine> build(const ir::Topology& topology,
                                                  const engines::congestion::FabricMap& fabrics,
                                                  const ir::LinkCostFn& cost, Operation op,
@@ -50,9 +55,21 @@ class FabricCommEngine : public ir::Engine {
   // The directed links (link, direction) whose bandwidths, then latencies, are inputs.
   const std::vector<std::pair<int, int>>& link_inputs() const { return links_; }
   int size_inputs() const { return op_.halo ? kSizeKinds : 2; }
+  // The nodes of one period when the rounds are solved on one period (0: every flow is built).
+  int64_t symmetric_period() const { return period_; }
+  // Flows built, over every step and phase (with the fast path: those of one period).
+  int64_t flows_built() const;
 
  private:
   FabricCommEngine() = default;
+  // build() with the translation `sym` (null: every flow); null without `error` when a route is not the translate
+  // of its flow's in the first period (the caller then builds every flow).
+  static std::shared_ptr<FabricCommEngine> build_on(const ir::Topology& topology,
+                                                    const engines::congestion::FabricMap& fabrics,
+                                                    const ir::LinkCostFn& cost, const Operation& op,
+                                                    const FabricPlacement& placement, const std::vector<Round>& rounds,
+                                                    const std::vector<HaloMessage>& halo, const NodeTranslation* sym,
+                                                    std::string& error);
   // One congestion problem of a step: its flows, and for each input link of its engine the global link index.
   struct Phase {
     std::shared_ptr<engines::congestion::CongestionEngine> engine;
@@ -85,6 +102,7 @@ class FabricCommEngine : public ir::Engine {
   std::vector<std::string> link_names_;
   bool uses_tau_ = false;
   int first_bw_ = 0;  // index of the first bandwidth input
+  int64_t period_ = 0, cluster_nodes_ = 0;  // the fast path's period and the cluster's nodes (0: not taken)
 };
 
 }  // namespace gpm::mpi

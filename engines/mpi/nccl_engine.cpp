@@ -273,6 +273,7 @@ ir::EngineResult NcclEngine::run(std::span<const double> inputs) const {
   if (s_.inter_probe.engine) d["inter_bus_bw"] = b.inter;
   d["launch_s"] = launch;
   d["gpus_per_thread"] = inputs[1 + nccl_in::kGpusPerThread];
+  if (int64_t period = s_.ring.engine->symmetric_period(); period > 0) d["ring_probe_period_nodes"] = period;
   auto all = nlohmann::ordered_json::array();
   for (const auto& c : cands) {
     nlohmann::ordered_json j;
