@@ -1,5 +1,7 @@
 // engine.h: the interface of run-time models (stream schedules, congestion, MPI): scalar inputs in, a time out.
 #pragma once
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <ostream>
@@ -39,6 +41,9 @@ struct EngineResult {
 // Engines are immutable after lowering: `time` and `run` are const and may be called from many threads at once.
 class Engine {
  public:
+  Engine() = default;
+  Engine(const Engine&) : key_(next_key()) {}  // a copy is another engine: never the same memo key
+  Engine& operator=(const Engine&) = delete;
   virtual ~Engine() = default;
   // A short name for dumps and reports: "overlap", "congestion", "mpi".
   virtual std::string name() const = 0;
@@ -48,6 +53,16 @@ class Engine {
   virtual EngineResult run(std::span<const double> inputs) const = 0;
   // The static structure for `gpmc dump-ir`, one item per line, or empty.
   virtual std::string describe() const { return {}; }
+  // A number no other engine of this process has, live or destroyed: compiled code keys its memo of engine
+  // results by it (an address may be reused by a later engine).
+  uint64_t memo_key() const { return key_; }
+
+ private:
+  static uint64_t next_key() {
+    static std::atomic<uint64_t> counter{0};
+    return ++counter;
+  }
+  uint64_t key_ = next_key();
 };
 
 // A call of an engine from a TaskKind::Engine task.

@@ -3,7 +3,8 @@
 // One LLVM value per instruction, plus one i1 "poisoned" flag that follows the interpreter's fault tracking
 // (ir/semantics.h: operands' poison is inherited, a select inherits only from its condition and the branch it
 // takes, fault_of adds new poison). The function is valid when no needed value is poisoned and every check
-// passes; then it returns the folded total, otherwise NaN. Engine tasks call gpmc_rt_engine_time.
+// passes; then it returns the folded total, otherwise NaN. Engine tasks call gpmc_rt_engine_time, or are evaluated
+// at compile time when none of their inputs varies.
 #include "backend/jit/codegen.h"
 
 #include <cmath>
@@ -16,6 +17,8 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
+
+#include "ir/semantics.h"
 
 namespace gpm::backend::jit {
 
@@ -50,6 +53,48 @@ struct Codegen {
     b.CreateBr(next);
     b.SetInsertPoint(next);
   }
+  // Values fixed at compile time (no input slot reaches them), computed with the interpreter's semantics: an
+  // engine call whose inputs are all fixed and clean is evaluated once, here, and becomes a constant.
+  std::vector<char> fixed{}, fixed_poison{};
+  std::vector<double> fixed_value{};
+  void analyse_fixed() {
+    size_t n = m.instrs.size();
+    fixed.assign(n, 0);
+    fixed_poison.assign(n, 0);
+    fixed_value.assign(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+      const Instr& in = m.instrs[i];
+      if (in.op == Opcode::Const) {
+        fixed[i] = 1, fixed_value[i] = in.imm;
+        continue;
+      }
+      if (in.op == Opcode::Param) {
+        size_t slot = size_t(in.slot);
+        if (slot < input_of_slot.size() && input_of_slot[slot] >= 0) continue;
+        if (slot < bound.size() && bound[slot]) {
+          fixed[i] = 1, fixed_value[i] = *bound[slot];
+        } else {
+          size_t a = size_t(in.a);
+          fixed[i] = fixed[a], fixed_value[i] = fixed_value[a], fixed_poison[i] = fixed_poison[a];
+        }
+        continue;
+      }
+      bool all = true;
+      for (ValueId x : {in.a, in.b, in.c})
+        if (x >= 0 && !fixed[size_t(x)]) all = false;
+      if (!all) continue;
+      double a = in.a >= 0 ? fixed_value[size_t(in.a)] : 0.0;
+      double bv = in.b >= 0 ? fixed_value[size_t(in.b)] : 0.0;
+      double c = in.c >= 0 ? fixed_value[size_t(in.c)] : 0.0;
+      double r = apply(in.op, a, bv, c);
+      auto flag = [&](ValueId x) { return x >= 0 && fixed_poison[size_t(x)]; };
+      bool inherited = in.op == Opcode::Select ? flag(in.a) || flag(a != 0 ? in.b : in.c)
+                                               : flag(in.a) || flag(in.b) || flag(in.c);
+      fixed[i] = 1, fixed_value[i] = r;
+      fixed_poison[i] = inherited || fault_of(in.op, a, bv, r) != Fault::None;
+    }
+  }
+
   std::vector<bool> always{};   // needed whatever the selects choose (reached without a select's branch)
   std::vector<bool> needed{};   // needed for some choice of the selects
 
@@ -275,10 +320,22 @@ struct Codegen {
     }
   }
 
-  // An engine's time: gpmc_rt_engine_time(engine, inputs, n), the inputs in a stack array.
+  // An engine's time: gpmc_rt_engine_time(engine, inputs, n), the inputs in a stack array; or, when every input is
+  // fixed at compile time, the engine's time computed now (an engine is a pure function of its inputs).
   llvm::Value* engine_time(const Task& task) {
     const EngineCall& call = m.engine_calls.at(size_t(task.engine_call));
     for (ValueId x : call.inputs) need(x);
+    std::vector<double> known;
+    for (ValueId x : call.inputs)
+      if (fixed[size_t(x)] && !fixed_poison[size_t(x)]) known.push_back(fixed_value[size_t(x)]);
+    if (known.size() == call.inputs.size()) {
+      double t = NAN;
+      try {
+        t = call.engine->time(known);
+      } catch (...) {
+      }
+      if (!std::isnan(t)) return num(t);  // otherwise the call at run time reports the point invalid
+    }
     auto* i64 = b.getInt64Ty();
     auto* ptr = b.getInt8PtrTy();
     size_t n = call.inputs.size();
@@ -347,6 +404,7 @@ struct Codegen {
     p.assign(n, nullptr);
     ok = b.getTrue();
     analyse_needs();
+    analyse_fixed();
     for (size_t i = 0; i < n; ++i) {
       maybe_split();
       instruction(i, inputs);

@@ -7,7 +7,8 @@ extern "C" {
 // to sqrt, pow(2, x) to exp2) can make the JIT differ from the interpreter by one rounding.
 double gpmc_rt_pow(double a, double b);
 double gpmc_rt_log2(double a);
-// The time of an engine (a `const gpm::ir::Engine*`) at these inputs: Engine::time, NaN on any error.
+// The time of an engine (a `const gpm::ir::Engine*`) at these inputs: Engine::time, NaN on any error. Remembers
+// each engine's last inputs and result on the calling thread and returns that result when the inputs are the same.
 double gpmc_rt_engine_time(const void* engine, const double* inputs, int64_t n);
 }
 

@@ -52,7 +52,7 @@ std::shared_ptr<CommEngine> CommEngine::point_to_point(Choice choice, const Layo
   return e;
 }
 
-std::vector<double> CommEngine::sizes_of(const Round& round, std::span<const double> inputs) const {
+std::array<double, kSizeKinds> CommEngine::sizes_of(const Round& round, std::span<const double> inputs) const {
   const double* sizes = inputs.data() + in::kMachineInputs;
   if (halo_) return {sizes[0], sizes[1], sizes[2]};
   return {sizes[0] * round.size_factor, 0, 0};
@@ -130,7 +130,7 @@ ir::EngineResult CommEngine::run(std::span<const double> inputs) const {
   for (const Round& round : rounds_) {
     RoundCost cost = cost_of(round, inputs);
     const PatternTime& pt = cost.pattern;
-    const std::vector<double>& sizes = cost.sizes;
+    const std::array<double, kSizeKinds>& sizes = cost.sizes;
     if (!pt.error.empty()) {
       r.error = pt.error;
       r.time_s = NAN;

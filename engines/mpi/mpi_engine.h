@@ -1,6 +1,7 @@
 // mpi_engine.h: the communication engine: a halo exchange or a collective, priced message by message with the
 // node-aware postal, max-rate or K-model (E2E sections 2.1, 3.1, 3.2) on the machine's MPI fits.
 #pragma once
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,12 +34,12 @@ class CommEngine : public ir::Engine {
 
  private:
   CommEngine() = default;
-  std::vector<double> sizes_of(const Round& round, std::span<const double> inputs) const;
+  std::array<double, kSizeKinds> sizes_of(const Round& round, std::span<const double> inputs) const;
   // A round priced: its pattern time, how often it repeats, its message sizes and, when pipelined, its segments.
   struct RoundCost {
     PatternTime pattern;
     double repeat = 1;
-    std::vector<double> sizes;
+    std::array<double, kSizeKinds> sizes{};
     double segments = 0;
   };
   RoundCost cost_of(const Round& round, std::span<const double> inputs) const;

@@ -563,9 +563,14 @@ PatternTime pattern_time(const PatternStats& s, const Choice& c, std::span<const
     // sending ranks (this project's extension of the K-model to the fat tree's up-links).
     out.k_used[kOffLeaf] = kmodel_k(double(s.k_offleaf), double(s.k_leaf_total), double(s.k_leaf_prime));
   }
+  // Only the kinds of message some rank sends are priced (a halo within one node sends no inter-node ones).
+  bool used[kRoutes * kSizeKinds]{};
+  for (const auto& sig : s.signatures)
+    for (size_t i = 0; i < sig.size(); ++i) used[i] = used[i] || sig[i] != 0;
   MessageTime mt[kRoutes * kSizeKinds];
   for (int route = 0; route < kRoutes; ++route)
     for (int k = 0; k < kSizeKinds; ++k) {
+      if (!used[route * kSizeKinds + k]) continue;
       bool off_leaf = route == kOffLeaf;
       Locality l = off_leaf ? Locality::InterNode : Locality(route);
       mt[route * kSizeKinds + k] = message_time(c, inputs, l, sizes[size_t(k)], out.k_used[int(l)],

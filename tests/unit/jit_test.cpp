@@ -2,7 +2,9 @@
 // points (valid and invalid), the eval report from compiled values, and the LLVM module as text.
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <cmath>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -249,6 +251,83 @@ TEST_CASE("jit: engine tasks call the engine through the runtime with their inpu
   CHECK(a.total_s == b.total_s);
   CHECK_FALSE(backend::jit::evaluate(m, {-5.0}, diags, b));
   CHECK(test::DiagnosticsView{diags}.has(support::DiagKind::EngineError));
+}
+
+namespace {
+
+// SumEngine that counts its calls (from any thread).
+class CountingEngine : public SumEngine {
+ public:
+  mutable std::atomic<int> calls{0};
+  double time(std::span<const double> inputs) const override {
+    ++calls;
+    return SumEngine::time(inputs);
+  }
+};
+
+// app: iterate 2 { engine(x, y) }, x and y parameters; `inputs` are the JIT's input slots.
+struct EngineModule {
+  ir::Module m;
+  std::shared_ptr<CountingEngine> engine = std::make_shared<CountingEngine>();
+  EngineModule() {
+    ir::Builder builder(m);
+    ir::ValueId one = builder.constant(1, support::Dim::seconds());
+    ir::ValueId x = builder.param(0, one, {});
+    ir::ValueId y = builder.param(1, one, {});
+    m.params.push_back({"x", "", support::Dim::seconds(), x});
+    m.params.push_back({"y", "", support::Dim::seconds(), y});
+    m.engine_calls.push_back({engine, {x, y}});
+    ir::Task task = ir::Task::make(ir::TaskKind::Engine, "sum");
+    task.engine_call = 0;
+    ir::Task phase = ir::Task::make(ir::TaskKind::Iterate, "iterate 2");
+    phase.value = builder.constant(2, support::Dim());
+    phase.children.push_back(task);
+    m.root = ir::Task::make(ir::TaskKind::Seq, "app");
+    m.root.children.push_back(phase);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("jit: an engine call with unchanged inputs returns its last result without calling the engine") {
+  EngineModule e;
+  backend::jit::Options options;
+  options.inputs = {0};
+  auto compiled = backend::jit::CompiledModel::compile(e.m, {std::nullopt, 3.0}, options);
+  double phases[1];
+  double in = 4;
+  CHECK(compiled->point()(&in, phases) == 14);  // (4 + 3) * 2
+  int after_first = e.engine->calls;
+  CHECK(compiled->point()(&in, phases) == 14);
+  CHECK(e.engine->calls == after_first);  // the same inputs: remembered
+  in = 5;
+  CHECK(compiled->point()(&in, phases) == 16);
+  CHECK(e.engine->calls == after_first + 1);
+  in = -1;  // an error is remembered as NaN too, and stays an invalid point
+  CHECK(std::isnan(compiled->point()(&in, phases)));
+  CHECK(std::isnan(compiled->point()(&in, phases)));
+  CHECK(e.engine->calls == after_first + 2);
+  // Another engine (a new key) with the same inputs is called, never answered from this one's memo.
+  EngineModule other;
+  auto compiled_other = backend::jit::CompiledModel::compile(other.m, {std::nullopt, 3.0}, options);
+  in = 5;
+  CHECK(compiled_other->point()(&in, phases) == 16);
+  CHECK(other.engine->calls == 1);
+  CHECK(other.engine->memo_key() != e.engine->memo_key());
+}
+
+TEST_CASE("jit: an engine call whose inputs are all fixed is evaluated once, when the model is compiled") {
+  EngineModule e;
+  backend::jit::Options options;  // no inputs: x and y are their defaults, or bound
+  auto compiled = backend::jit::CompiledModel::compile(e.m, {2.0, std::nullopt}, options);
+  CHECK(e.engine->calls == 1);
+  double phases[1];
+  for (int k = 0; k < 3; ++k) CHECK(compiled->point()(nullptr, phases) == 6);  // (2 + 1) * 2
+  CHECK(e.engine->calls == 1);
+  // An error at compile time is left to the call at run time, which makes the point invalid.
+  EngineModule bad;
+  auto compiled_bad = backend::jit::CompiledModel::compile(bad.m, {-2.0, std::nullopt}, options);
+  CHECK(std::isnan(compiled_bad->point()(nullptr, phases)));
 }
 
 TEST_CASE("jit: a large module (constant table, many blocks, no O2) agrees with the interpreter") {
