@@ -26,6 +26,8 @@ void Workspace::reserve(const Plan& plan) {
     return;
   }
   remaining_capacity.assign(links, 0);
+  link_level.assign(links, 0);
+  heap.reserve(links);
   unfrozen_on_link.assign(links, 0);
   link_begin.assign(links + 1, 0);
   link_fill.assign(links, 0);
@@ -196,20 +198,21 @@ void pcie_factors(const Plan& p, const uint8_t* active, double tau, double* fact
 }
 
 // Max-min fairness by progressive filling: all unfrozen flows grow at the same pace (the common level); when a
-// link is full, the flows crossing it are frozen at the level reached. Work per call: O(links x rounds + hops).
+// link is full, the flows crossing it are frozen at the level reached. Each link keeps the level at which it fills
+// (the level when its count of unfrozen flows last changed, plus its remaining capacity then over that count) in a
+// min-heap. Work per call: O(links log links + hops).
 void maxmin_rates(const Plan& p, const uint8_t* active, const double* capacity, double* rate, Workspace& ws) {
   const int flows = p.flow_count, links = p.link_count;
   for (int l = 0; l < links; ++l) {
     ws.remaining_capacity[size_t(l)] = capacity[l];
+    ws.link_level[size_t(l)] = 0;
     ws.unfrozen_on_link[size_t(l)] = 0;
     ws.link_begin[size_t(l) + 1] = 0;
   }
-  int unfrozen = 0;
   for (int f = 0; f < flows; ++f) {
     rate[f] = 0;
     ws.frozen[size_t(f)] = !active[f];
     if (!active[f]) continue;
-    ++unfrozen;
     for (int h = p.path_begin[size_t(f)]; h < p.path_begin[size_t(f) + 1]; ++h) {
       ++ws.unfrozen_on_link[size_t(p.hop_link[size_t(h)])];
       ++ws.link_begin[size_t(p.hop_link[size_t(h)]) + 1];
@@ -223,28 +226,63 @@ void maxmin_rates(const Plan& p, const uint8_t* active, const double* capacity, 
     if (active[f])
       for (int h = p.path_begin[size_t(f)]; h < p.path_begin[size_t(f) + 1]; ++h)
         ws.link_flows[size_t(ws.link_fill[size_t(p.hop_link[size_t(h)])]++)] = f;
-  double level = 0;
-  while (unfrozen > 0) {
-    double delta = kInf;
-    for (int l = 0; l < links; ++l)
-      if (ws.unfrozen_on_link[size_t(l)] > 0)
-        delta = std::min(delta, ws.remaining_capacity[size_t(l)] / ws.unfrozen_on_link[size_t(l)]);
-    if (delta == kInf) break;
-    level += delta;
-    for (int l = 0; l < links; ++l)
-      if (ws.unfrozen_on_link[size_t(l)] > 0) ws.remaining_capacity[size_t(l)] -= delta * ws.unfrozen_on_link[size_t(l)];
-    for (int l = 0; l < links; ++l) {
-      if (ws.unfrozen_on_link[size_t(l)] == 0 || ws.remaining_capacity[size_t(l)] > 1e-12 * capacity[l]) continue;
+  // The heap of (fill level, link), least first; ties by link index, so the order is deterministic. When a flow
+  // freezes, the fill level of each other link it crosses can only rise (the link's remaining capacity is shared
+  // by fewer flows), so an entry is a lower bound of its link's fill level: an entry found below it is put back
+  // with the current level when it reaches the top, not each time the link changes.
+  auto& heap = ws.heap;
+  heap.clear();
+  auto fill_level = [&](int l) {
+    return ws.link_level[size_t(l)] + std::max(0.0, ws.remaining_capacity[size_t(l)]) / ws.unfrozen_on_link[size_t(l)];
+  };
+  auto later = [](const std::pair<double, int>& a, const std::pair<double, int>& b) { return a > b; };
+  for (int l = 0; l < links; ++l)
+    if (ws.unfrozen_on_link[size_t(l)] > 0) heap.emplace_back(fill_level(l), l);
+  std::make_heap(heap.begin(), heap.end(), later);
+  // The top entry once it is current (its link's fill level), or false when no link has unfrozen flows.
+  auto settle = [&]() {
+    while (!heap.empty()) {
+      auto [key, l] = heap.front();
+      if (ws.unfrozen_on_link[size_t(l)] > 0 && key == fill_level(l)) return true;
+      std::pop_heap(heap.begin(), heap.end(), later);
+      heap.pop_back();
+      if (ws.unfrozen_on_link[size_t(l)] > 0) {
+        heap.emplace_back(fill_level(l), l);
+        std::push_heap(heap.begin(), heap.end(), later);
+      }
+    }
+    return false;
+  };
+  auto pop = [&]() {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    int l = heap.back().second;
+    heap.pop_back();
+    return l;
+  };
+  std::vector<int>& full = ws.full_links;
+  while (settle()) {
+    const double level = heap.front().first;
+    // Every link full at this level, to within 1e-12 of its capacity.
+    full.assign(1, pop());
+    while (settle()) {
+      int l = heap.front().second;
+      if ((heap.front().first - level) * ws.unfrozen_on_link[size_t(l)] > 1e-12 * capacity[l]) break;
+      full.push_back(pop());
+    }
+    for (int l : full)
       for (int i = ws.link_begin[size_t(l)]; i < ws.link_begin[size_t(l) + 1]; ++i) {
         int f = ws.link_flows[size_t(i)];
         if (ws.frozen[size_t(f)]) continue;
         ws.frozen[size_t(f)] = 1;
         rate[f] = level;
-        --unfrozen;
-        for (int h = p.path_begin[size_t(f)]; h < p.path_begin[size_t(f) + 1]; ++h)
-          --ws.unfrozen_on_link[size_t(p.hop_link[size_t(h)])];
+        for (int h = p.path_begin[size_t(f)]; h < p.path_begin[size_t(f) + 1]; ++h) {
+          size_t k = size_t(p.hop_link[size_t(h)]);
+          // The link's flows grew together from its last level to this one; one of them stops here.
+          ws.remaining_capacity[k] -= (level - ws.link_level[k]) * ws.unfrozen_on_link[k];
+          ws.link_level[k] = level;
+          --ws.unfrozen_on_link[k];
+        }
       }
-    }
   }
 }
 

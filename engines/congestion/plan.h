@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpm::engines::congestion {
@@ -59,7 +60,10 @@ struct Workspace {
   std::vector<double> raised;   // per hop: factor after eq. 9
   std::vector<double> hol;      // per flow: eq. 8 factor, or a large value
   std::vector<double> later;    // per hop: the least factor at the flow's later ports
-  std::vector<double> remaining_capacity;
+  std::vector<double> remaining_capacity;  // per link (max-min): at link_level
+  std::vector<double> link_level;          // per link: the level when its count of unfrozen flows last changed
+  std::vector<std::pair<double, int>> heap;  // (level at which the link fills, link)
+  std::vector<int> full_links;
   std::vector<int> unfrozen_on_link;
   std::vector<int> link_begin, link_fill, link_flows;  // active flows per link (max-min)
   std::vector<uint8_t> frozen;
