@@ -204,6 +204,78 @@ TEST_CASE("congestion: max-min fair shares on a ring (not a tree), computed by h
   CHECK(near(rate[3], 10));
 }
 
+namespace {
+
+// Progressive filling as the definition reads: raise every unfrozen flow by the least fair share left on any link,
+// freeze the flows of the links that are then full; repeat.
+std::vector<double> reference_maxmin(const Plan& p, const std::vector<uint8_t>& active, const std::vector<double>& cap) {
+  std::vector<double> rate(size_t(p.flow_count), 0), left = cap;
+  std::vector<uint8_t> frozen(size_t(p.flow_count));
+  for (int f = 0; f < p.flow_count; ++f) frozen[size_t(f)] = !active[size_t(f)];
+  double level = 0;
+  for (;;) {
+    std::vector<int> count(size_t(p.link_count), 0);
+    for (int f = 0; f < p.flow_count; ++f)
+      if (!frozen[size_t(f)])
+        for (int h = p.path_begin[size_t(f)]; h < p.path_begin[size_t(f) + 1]; ++h) ++count[size_t(p.hop_link[size_t(h)])];
+    double delta = INFINITY;
+    for (int l = 0; l < p.link_count; ++l)
+      if (count[size_t(l)] > 0) delta = std::min(delta, left[size_t(l)] / count[size_t(l)]);
+    if (delta == INFINITY) return rate;
+    level += delta;
+    for (int l = 0; l < p.link_count; ++l) left[size_t(l)] -= delta * count[size_t(l)];
+    for (int f = 0; f < p.flow_count; ++f) {
+      if (frozen[size_t(f)]) continue;
+      bool full = false;
+      for (int h = p.path_begin[size_t(f)]; h < p.path_begin[size_t(f) + 1]; ++h)
+        full = full || left[size_t(p.hop_link[size_t(h)])] <= 1e-9 * cap[size_t(p.hop_link[size_t(h)])];
+      if (full) frozen[size_t(f)] = 1, rate[size_t(f)] = level;
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("congestion: max-min rates equal the plain progressive filling on random flows and links") {
+  uint64_t state = 12345;
+  auto next = [&](int n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return int((state >> 33) % uint64_t(n));
+  };
+  for (int trial = 0; trial < 200; ++trial) {
+    Plan p;
+    p.link_count = 1 + next(30);
+    p.flow_count = 1 + next(60);
+    p.path_begin.push_back(0);
+    for (int f = 0; f < p.flow_count; ++f) {
+      int hops = 1 + next(5);
+      for (int h = 0; h < hops; ++h) {
+        int l = next(p.link_count);  // a link at most once per path
+        bool seen = false;
+        for (int k = p.path_begin.back(); k < int(p.hop_link.size()); ++k) seen = seen || p.hop_link[size_t(k)] == l;
+        if (seen) continue;
+        p.hop_link.push_back(l);
+        p.hop_flow.push_back(f);
+      }
+      p.path_begin.push_back(int(p.hop_link.size()));
+    }
+    std::vector<double> cap(size_t(p.link_count));
+    for (auto& c : cap) c = double(1 + next(4)) * (next(2) ? 12.5e9 : 25e9);  // ties on purpose
+    std::vector<uint8_t> active(size_t(p.flow_count));
+    for (auto& a : active) a = next(5) != 0;
+    Workspace ws;
+    ws.reserve(p);
+    std::vector<double> rate(size_t(p.flow_count), -1);
+    maxmin_rates(p, active.data(), cap.data(), rate.data(), ws);
+    std::vector<double> want = reference_maxmin(p, active, cap);
+    for (int f = 0; f < p.flow_count; ++f) {
+      CAPTURE(trial);
+      CAPTURE(f);
+      CHECK(rate[size_t(f)] == doctest::Approx(want[size_t(f)]).epsilon(1e-12));
+    }
+  }
+}
+
 TEST_CASE("congestion: the search visits every order, deterministically for any thread count") {
   T2 t2;
   std::vector<FlowSpec> flows;
