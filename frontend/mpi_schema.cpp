@@ -32,6 +32,9 @@ std::vector<MpiAttrSpec> collective(const char* algorithms, bool has_bytes, bool
     v.push_back({K::Keyword, "protocol", {}, "ll|ll128|simple", "nccl model: the protocol (default: the tuner's choice)"});
     v.push_back({K::Quantity, "gpus_per_thread", kCount, "",
                  "nccl model: GPUs one host thread launches the operation on, in one group (default 1)"});
+    v.push_back({K::Keyword, "launch", {}, "serial|overlapped",
+                 "nccl model: serial (default): the launch, then the operation; overlapped: one of a loop of the "
+                 "same operation issued back to back, the next launch overlapping this run"});
   }
   return v;
 }

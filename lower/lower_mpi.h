@@ -53,6 +53,7 @@ struct MpiFabricRequest {
   int64_t channels = 1;  // a ring's channels (collective_rounds)
   int nccl_algorithm = -1, nccl_protocol = -1;  // the nccl model: the operation's choice (mpi::NcclAlgo, NcclProto)
   int64_t gpus_per_thread = 1;                   // the nccl model: GPUs one host thread launches the operation on
+  bool overlapped_launch = false;                // the nccl model: `launch = overlapped` (back-to-back operations)
   bool both = false;
   std::vector<ir::ValueId> sizes;
 };

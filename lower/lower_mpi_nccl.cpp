@@ -103,6 +103,17 @@ bool Lowerer::lower_nccl_choice(const Stmt& s, mpi::CommModel model, const Attr*
                                  "model has)",
                                  request.gpus_per_thread, mpi::comm_model_name(model)));
   }
+  // `launch = overlapped`: the operation is one of a loop of the same operation issued back to back (nccl-tests'
+  // timed loop); the host launches the next while this one runs.
+  for (const auto& a : s.attrs) {
+    if (a.name != "launch") continue;
+    request.overlapped_launch = word_of(a.word_param, a.value->name) == "overlapped";
+    if (model != mpi::CommModel::Nccl && request.overlapped_launch)
+      diags_.warning(DiagKind::UnpricedAttribute, a.name_range,
+                     fmt::format("`launch = overlapped` is not priced: the {} model has no launch cost (the nccl "
+                                 "model has)",
+                                 mpi::comm_model_name(model)));
+  }
   return true;
 }
 
@@ -125,6 +136,7 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
   setup.nodes = layout.nodes;
   setup.forced_algo = request.nccl_algorithm;
   setup.forced_proto = request.nccl_protocol;
+  setup.overlapped_launch = request.overlapped_launch;
   // The class of the links between a node's GPUs (the first two ranks of node 0), and whether a switch on that
   // route reduces in the network (NVLS).
   const int64_t ppn = layout.ranks_per_node;

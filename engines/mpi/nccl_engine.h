@@ -67,6 +67,9 @@ class NcclEngine : public ir::Engine {
     LinkClass intra = LinkClass::NvLink;  // the class of the links between GPUs of a node
     bool nvls = false;                    // the GPUs share a switch that reduces in the network (NVLink SHARP)
     int forced_algo = -1, forced_proto = -1;
+    // The operation is one of a loop of the same operation issued back to back: the host's launch of the next
+    // overlaps this one's run, so an operation takes the longer of the two instead of their sum.
+    bool overlapped_launch = false;
     Probe ring, intra_probe, inter_probe;  // inter_probe: only with more than one node
     Probe p2p;  // all-to-all: the operation's own schedule on the fabric, at the operation's size
   };
@@ -76,6 +79,8 @@ class NcclEngine : public ir::Engine {
   double time(std::span<const double> inputs) const override;
   ir::EngineResult run(std::span<const double> inputs) const override;
   std::string describe() const override;
+  // An operation's time from its launch and its run (Setup::overlapped_launch).
+  double with_launch(double launch, double run) const;
 
   // Which algorithms and protocols the library considers for this operation (before the forced choice).
   bool considers(NcclAlgo a, NcclProto p) const;
