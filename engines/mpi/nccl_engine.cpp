@@ -57,13 +57,13 @@ const std::vector<std::string>& nccl_library_attributes() {
 
 namespace {
 
-constexpr double kProbeBytes = 1 << 20;
+constexpr double kProbeBytes = 1 << 20;  // the probes' message size; the probes have no latency, so any size works
 
 // The host's launch of one operation: launch_overhead for the first GPU the thread drives, launch_per_gpu for each
 // further one (a group launched from one thread is launched GPU after GPU; validation/h200_node/launch.csv).
 double launch_time(std::span<const double> inputs) {
   return inputs[1 + nccl_in::kLaunch] + (inputs[1 + nccl_in::kGpusPerThread] - 1) * inputs[1 + nccl_in::kLaunchPerGpu];
-}  // the probes' message size; the probes have no latency, so any size works
+}
 
 int ilog2(int64_t v) {
   int r = 0;
@@ -72,6 +72,21 @@ int ilog2(int64_t v) {
     ++r;
   }
   return r;
+}
+
+// NCCL's tree correction (src/tuning/cost_model.cc, treeCorrectionFactor, applied by the tree model to an
+// all-reduce's bandwidth): "trees are not perfectly sticking to the model for medium sizes", a factor per protocol
+// (LL, LL128, Simple) and per power of two of the size in 64-byte units (index floor(log2(nBytes / 64)), 0 below
+// 128 B); 1 beyond the table.
+constexpr double kTreeCorrection[kNcclProtos][24] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
+
+double tree_correction(NcclProto pr, double n_bytes) {
+  if (!(n_bytes >= 0) || n_bytes >= 0x1p62) return 1;
+  int index = ilog2(int64_t(n_bytes) >> 6);
+  return index < 24 ? kTreeCorrection[int(pr)][index] : 1;
 }
 
 }  // namespace
@@ -199,6 +214,7 @@ std::vector<NcclEngine::Candidate> NcclEngine::candidates(std::span<const double
       if (a == NcclAlgo::Tree && pr == NcclProto::LL) bus = std::min(bus / 3.8, k[nccl_in::kLlMaxBw + index2]);
       if (a == NcclAlgo::Tree && pr == NcclProto::LL128)
         bus = std::min(bus * (n_nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), channels * k[nccl_in::kTreeLl128ChBw + index2]);
+      if (a == NcclAlgo::Tree && c == Collective::Allreduce) bus *= tree_correction(pr, n_bytes);
       cand.bus_bw = bus;
       double ratio = (a == NcclAlgo::Tree) ? 0.5 : double(p) / double(nsteps);
       cand.alg_bw = bus * ratio;
