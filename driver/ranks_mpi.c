@@ -33,27 +33,24 @@ static int init(int* rank, int* size) {
   return MPI_Comm_size(MPI_COMM_WORLD, size);
 }
 
-static int send_doubles(const double* data, uint64_t count, int peer) {
+// Sends (send != 0) or receives `count` doubles from `peer` in pieces of kPiece, each one waited for.
+static int move_doubles(double* data, uint64_t count, int peer, int send) {
   for (uint64_t done = 0; done < count; done += kPiece) {
     uint64_t n = count - done < kPiece ? count - done : kPiece;
     MPI_Request request;
-    int status = MPI_Isend(data + done, (int)n, MPI_DOUBLE, peer, 0, MPI_COMM_WORLD, &request);
+    int status = send ? MPI_Isend(data + done, (int)n, MPI_DOUBLE, peer, 0, MPI_COMM_WORLD, &request)
+                      : MPI_Irecv(data + done, (int)n, MPI_DOUBLE, peer, 0, MPI_COMM_WORLD, &request);
     if (status == MPI_SUCCESS) status = wait_for(&request);
     if (status != MPI_SUCCESS) return status;
   }
   return MPI_SUCCESS;
 }
 
-static int recv_doubles(double* data, uint64_t count, int peer) {
-  for (uint64_t done = 0; done < count; done += kPiece) {
-    uint64_t n = count - done < kPiece ? count - done : kPiece;
-    MPI_Request request;
-    int status = MPI_Irecv(data + done, (int)n, MPI_DOUBLE, peer, 0, MPI_COMM_WORLD, &request);
-    if (status == MPI_SUCCESS) status = wait_for(&request);
-    if (status != MPI_SUCCESS) return status;
-  }
-  return MPI_SUCCESS;
+static int send_doubles(const double* data, uint64_t count, int peer) {
+  return move_doubles((double*)data, count, peer, 1);  // only read: MPI_Isend takes a const buffer
 }
+
+static int recv_doubles(double* data, uint64_t count, int peer) { return move_doubles(data, count, peer, 0); }
 
 static int min_u64(uint64_t* value) {
   uint64_t in = *value;
