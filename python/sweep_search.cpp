@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "backend/report/report.h"
+#include "driver/search_summary.h"
 #include "driver/sweep.h"
 #include "engines/congestion/engine.h"
 #include "python/api.h"
@@ -192,25 +193,7 @@ SearchResult search(const Request& request, const std::string& machine, const st
     diags.error(support::DiagKind::EngineError, blocks[0]->range, result.error);
     fail(diags);
   }
-  const auto& flows = engine.flows();
-  Json doc;
-  doc["machine"] = m.machine_name;
-  doc["app"] = m.app_name;
-  doc["orders"] = result.orders;
-  doc["fastest_s"] = result.fastest_s;
-  doc["median_s"] = result.median_s;
-  doc["slowest_s"] = result.slowest_s;
-  doc["slowest_over_fastest"] = result.slowest_s / result.fastest_s;
-  doc["slowest_over_median"] = result.slowest_s / result.median_s;
-  doc["fastest_index"] = result.fastest_index;
-  doc["slowest_index"] = result.slowest_index;
-  Json order;
-  for (size_t s = 0; s < result.fastest_order.size(); ++s) {
-    Json list = Json::array();
-    for (int f : result.fastest_order[s]) list.push_back(flows[size_t(f)].name);
-    order[result.source_names[s]] = list;
-  }
-  doc["fastest_order"] = order;
+  Json doc = driver::search_summary_json(m, engine, result);
   doc["provenance"] = provenance_json({&session.sources()}, {}, request.sets);
   doc["warnings"] = diagnostics_json(diags, true);
   return {std::move(doc), std::move(result.makespans)};

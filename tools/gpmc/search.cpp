@@ -15,6 +15,7 @@
 
 #include "backend/report/report.h"
 #include "driver/ranks.h"
+#include "driver/search_summary.h"
 #include "engines/congestion/engine.h"
 #include "tools/gpmc/commands.h"
 
@@ -181,23 +182,7 @@ int run_search(const CommonOptions& common, const SearchOptions& options) {
   }
   const auto& flows = engine.flows();
   if (options.eval.format == "json") {
-    nlohmann::ordered_json doc;
-    doc["machine"] = m.machine_name;
-    doc["app"] = m.app_name;
-    doc["orders"] = result.orders;
-    doc["fastest_s"] = result.fastest_s;
-    doc["median_s"] = result.median_s;
-    doc["slowest_s"] = result.slowest_s;
-    doc["slowest_over_fastest"] = result.slowest_s / result.fastest_s;
-    doc["slowest_over_median"] = result.slowest_s / result.median_s;
-    doc["fastest_index"] = result.fastest_index;
-    nlohmann::ordered_json order;
-    for (size_t s = 0; s < result.fastest_order.size(); ++s) {
-      nlohmann::ordered_json list = nlohmann::ordered_json::array();
-      for (int f : result.fastest_order[s]) list.push_back(flows[size_t(f)].name);
-      order[result.source_names[s]] = list;
-    }
-    doc["fastest_order"] = order;
+    nlohmann::ordered_json doc = driver::search_summary_json(m, engine, result);
     doc["provenance"] = provenance_json(session, options.eval.sets);
     std::cout << doc.dump(2) << "\n";
     return 0;
