@@ -210,6 +210,22 @@ void Sema::check_cluster_section(const MachineDecl& machine) {
   }
   if (!missing.empty())
     diags_.error(DiagKind::MissingAttribute, section.range, fmt::format("a cluster section needs {}", join(missing)));
+  // A third level: `cores` and `leaves_per_pod` come together; `core_taper` needs them.
+  const Attr* cores = nullptr;
+  const Attr* per_pod = nullptr;
+  const Attr* core_taper = nullptr;
+  for (const auto& a : section.attrs) {
+    if (a.name == "cores") cores = &a;
+    if (a.name == "leaves_per_pod") per_pod = &a;
+    if (a.name == "core_taper") core_taper = &a;
+  }
+  if (bool(cores) != bool(per_pod))
+    diags_.error(DiagKind::MissingAttribute, (cores ? cores : per_pod)->name_range,
+                 cores ? "a third level of switches (`cores`) needs `leaves_per_pod`: how many leaves share a pod's spines"
+                       : "`leaves_per_pod` groups leaves under a third level of switches: it needs `cores`");
+  else if (core_taper && !cores)
+    diags_.error(DiagKind::MissingAttribute, core_taper->name_range,
+                 "`core_taper` sizes the links to a third level of switches: it needs `cores` and `leaves_per_pod`");
   for (const auto& a : machine.attrs)
     if (a.name == "nodes") {
       diags_.error(DiagKind::ConflictingAttributes, a.name_range,

@@ -1,6 +1,7 @@
 // lower_cluster.cpp: expands a machine's `cluster` section: N copies of its node (`node[i].` paths), leaf and spine
 // switches, every NIC on a leaf (fat tree: ports in node order; rail: one set of leaves per NIC rail), every leaf
-// on every spine, the up-links sized by the taper.
+// on every spine, the up-links sized by the taper; with `cores`, a third level: leaves in pods, each pod with its
+// own spines, spine s of every pod joined to the s-th group of cores.
 #include <cmath>
 
 #include <fmt/format.h>
@@ -38,6 +39,20 @@ bool Lowerer::lower_cluster(const MachineDecl& machine) {
   auto nodes = count("nodes", 1, 1'000'000), per_leaf = count("nics_per_leaf", 1, 1'000'000),
        spines = count("spines", 1, 1'000'000);
   if (!nodes || !per_leaf || !spines) return false;
+  // A third level (sema requires `cores` and `leaves_per_pod` together).
+  std::optional<int64_t> cores, per_pod;
+  if (attr_named(section.attrs, "cores")) {
+    cores = count("cores", 1, 1'000'000), per_pod = count("leaves_per_pod", 1, 1'000'000);
+    if (!cores || !per_pod) return false;
+    if (*cores % *spines != 0) {
+      const Attr* a = attr_named(section.attrs, "cores");
+      diags_.error(DiagKind::ParamOutOfRange, a->value->range,
+                   fmt::format("`cores = {}` must be a multiple of `spines = {}`: spine s of every pod joins the s-th "
+                               "of {} equal groups of cores",
+                               *cores, *spines, *spines));
+      return false;
+    }
+  }
   const Attr* topology = attr_named(section.attrs, "topology");
   bool rail = word_of(topology->word_param, topology->value->name) == "rail";
   m_.topology.node_count = b_.constant(double(*nodes), Dim::count(), attr_named(section.attrs, "nodes")->value->range);
@@ -54,8 +69,12 @@ bool Lowerer::lower_cluster(const MachineDecl& machine) {
     return false;
   }
   int64_t leaves = rail ? nics * ((*nodes + *per_leaf - 1) / *per_leaf) : (*nodes * nics + *per_leaf - 1) / *per_leaf;
-  uint64_t components = uint64_t(*nodes) * uint64_t(per_node) + uint64_t(leaves) + uint64_t(*spines);
-  uint64_t links = uint64_t(*nodes) * uint64_t(nics) + uint64_t(leaves) * uint64_t(*spines);
+  const int64_t pods = cores ? (leaves + *per_pod - 1) / *per_pod : 1;
+  const int64_t spine_count = *spines * pods;
+  uint64_t components = uint64_t(*nodes) * uint64_t(per_node) + uint64_t(leaves) + uint64_t(spine_count) +
+                        uint64_t(cores ? *cores : 0);
+  uint64_t links = uint64_t(*nodes) * uint64_t(nics) + uint64_t(leaves) * uint64_t(*spines) +
+                   uint64_t(pods) * uint64_t(cores ? *cores : 0);
   if (components > kMaxComponents || links > kMaxClusterLinks) {
     diags_.error(DiagKind::ModelTooLarge, section.range,
                  fmt::format("this cluster would have {} components and {} network links; the limits are {} and {}",
@@ -71,8 +90,11 @@ bool Lowerer::lower_cluster(const MachineDecl& machine) {
   for (int64_t j = 0; j < leaves; ++j)
     m_.topology.components.push_back({"switch", fmt::format("leaf[{}]", j), "", {}, where, {}});
   size_t first_spine = m_.topology.components.size();
-  for (int64_t s = 0; s < *spines; ++s)
+  for (int64_t s = 0; s < spine_count; ++s)
     m_.topology.components.push_back({"switch", fmt::format("spine[{}]", s), "", {}, where, {}});
+  size_t first_core = m_.topology.components.size();
+  for (int64_t c = 0; cores && c < *cores; ++c)
+    m_.topology.components.push_back({"switch", fmt::format("core[{}]", c), "", {}, where, {}});
   index_paths();
   for (int64_t i = 0; i < *nodes; ++i) add_links(items, fmt::format("node[{}].", i));
 
@@ -116,8 +138,28 @@ bool Lowerer::lower_cluster(const MachineDecl& machine) {
       ++k;
     }
   }
-  for (int64_t j = 0; j < leaves; ++j)
-    for (int64_t s = 0; s < *spines; ++s) join(first_leaf + size_t(j), first_spine + size_t(s), up_bw);
+  // Leaf j joins the spines of its pod: spine[pod x spines + s] (one pod, spine[s], without cores).
+  for (int64_t j = 0; j < leaves; ++j) {
+    int64_t pod = cores ? j / *per_pod : 0;
+    for (int64_t s = 0; s < *spines; ++s) join(first_leaf + size_t(j), first_spine + size_t(pod * *spines + s), up_bw);
+  }
+  if (!cores) return true;
+  // The third level: spine s of every pod joins cores [s x g, (s + 1) x g), g = cores / spines, one link each, so
+  // that a spine's up-links carry its down-link capacity (leaves_per_pod leaf links) over the core taper.
+  ValueId core_taper = b_.constant(1, Dim::count(), where);
+  if (const Attr* a = attr_named(section.attrs, "core_taper")) {
+    core_taper = lower_expr(*a->value);
+    m_.checks.push_back({CheckKind::InRange, core_taper, b_.constant(1, Dim(), a->value->range),
+                         b_.constant(1e6, Dim(), a->value->range), a->value->range, "`core_taper` of the cluster"});
+  }
+  const int64_t group = *cores / *spines;
+  ValueId core_bw = b_.binary(
+      Opcode::Div, b_.binary(Opcode::Mul, b_.constant(double(*per_pod), Dim::count(), where), up_bw, where),
+      b_.binary(Opcode::Mul, b_.constant(double(group), Dim::count(), where), core_taper, where), where);
+  for (int64_t pod = 0; pod < pods; ++pod)
+    for (int64_t s = 0; s < *spines; ++s)
+      for (int64_t t = 0; t < group; ++t)
+        join(first_spine + size_t(pod * *spines + s), first_core + size_t(s * group + t), core_bw);
   return true;
 }
 
