@@ -1,6 +1,8 @@
 // mpi_schema.cpp: the attribute tables of MPI sections and operations (one place to extend).
 #include "frontend/mpi_schema.h"
 
+#include <algorithm>
+
 #include <map>
 #include <string_view>
 
@@ -76,7 +78,7 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
         {K::Quantity, "switch_latency", kTime, "", "latency of one switch traversal"}}},
       {"cluster",
        {{K::Quantity, "nodes", kCount, "", "copies of the machine's node: node[0], node[1], ..."},
-        {K::Keyword, "topology", {}, "fat_tree|rail", "how the nodes' NICs reach the leaf switches"},
+        {K::Keyword, "topology", {}, "fat_tree|rail|dragonfly", "how the nodes' NICs reach the switches"},
         {K::Quantity, "nics_per_leaf", kCount, "", "NIC ports under each leaf switch"},
         {K::Quantity, "spines", kCount, "", "spine switches, each joined to every leaf (with cores: per pod)"},
         {K::Quantity, "link_bw", kBytes / kTime, "", "bandwidth of a NIC's link to its leaf, each direction"},
@@ -84,7 +86,12 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
         {K::Quantity, "link_latency", kTime, "", "latency of every cluster link (default 0)"},
         {K::Quantity, "cores", kCount, "", "a third level: core switches above the pods' spines (a multiple of spines)"},
         {K::Quantity, "leaves_per_pod", kCount, "", "with cores: leaves per pod, each joined to its pod's spines"},
-        {K::Quantity, "core_taper", kCount, "", "with cores: a spine's down-link to up-link capacity (default 1)"}}},
+        {K::Quantity, "core_taper", kCount, "", "with cores: a spine's down-link to up-link capacity (default 1)"},
+        {K::Quantity, "nics_per_router", kCount, "", "dragonfly: NIC ports on each router"},
+        {K::Quantity, "routers_per_group", kCount, "", "dragonfly: routers of a group, all joined to each other"},
+        {K::Quantity, "global_links", kCount, "", "dragonfly: links between each two groups (default 1)"},
+        {K::Quantity, "local_bw", kBytes / kTime, "", "dragonfly: a link between two routers of a group (default link_bw)"},
+        {K::Quantity, "global_bw", kBytes / kTime, "", "dragonfly: a link between two groups (default link_bw)"}}},
       {"halo",
        {{K::Quantity, "ranks", kCount, "", "ranks taking part (default: one node's ranks)"},
         {K::Quantity, "dims", kCount, "", "2 or 3 (default: 2, or 3 when pz is given)"},
@@ -157,6 +164,24 @@ const MpiAttrSpec* find_keyword_setting(std::string_view name) {
   for (const auto& spec : settings())
     if (name == spec.name) return &spec;
   return nullptr;
+}
+
+ClusterAttrCheck check_cluster_attrs(const std::vector<std::string>& present, std::string_view topology) {
+  const bool dragonfly = topology == "dragonfly";
+  static const std::vector<std::string> tree_needs = {"nodes", "topology", "nics_per_leaf", "spines", "link_bw"};
+  static const std::vector<std::string> dragonfly_needs = {"nodes", "topology", "nics_per_router",
+                                                           "routers_per_group", "link_bw"};
+  static const std::vector<std::string> tree_only = {"nics_per_leaf", "spines", "taper", "cores", "leaves_per_pod",
+                                                     "core_taper"};
+  static const std::vector<std::string> dragonfly_only = {"nics_per_router", "routers_per_group", "global_links",
+                                                          "local_bw", "global_bw"};
+  auto has = [&](const std::string& name) { return std::find(present.begin(), present.end(), name) != present.end(); };
+  ClusterAttrCheck out;
+  for (const auto& name : dragonfly ? dragonfly_needs : tree_needs)
+    if (!has(name)) out.missing.push_back(name);
+  for (const auto& name : dragonfly ? tree_only : dragonfly_only)
+    if (has(name)) out.foreign.push_back(name);
+  return out;
 }
 
 }  // namespace gpm::frontend

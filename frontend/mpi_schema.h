@@ -26,6 +26,13 @@ const MpiAttrSpec* find_mpi_attr(std::string_view owner, std::string_view name);
 std::vector<std::string> mpi_words(const MpiAttrSpec& spec);
 // The operations an app may name after `mpi`, separated by commas.
 std::string mpi_operation_names();
+// A cluster section's attributes for its topology (`fat_tree`, `rail` or `dragonfly`): those it needs and lacks, and
+// those it has that belong to the other kind of network (a tree's spines on a dragonfly, a dragonfly's routers on a
+// tree). `present` lists the section's attribute names.
+struct ClusterAttrCheck {
+  std::vector<std::string> missing, foreign;
+};
+ClusterAttrCheck check_cluster_attrs(const std::vector<std::string>& present, std::string_view topology);
 
 // Settings a run may give with `--set NAME=WORD`, and their words (`comm_model`: postal|maxrate|kmodel|fabric).
 const MpiAttrSpec* find_keyword_setting(std::string_view name);

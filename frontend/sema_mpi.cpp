@@ -193,8 +193,8 @@ void Sema::check_network_section(const MachineDecl& machine) {
                  "a network section prices MPI messages between nodes; the machine has no `mpi` section");
 }
 
-// A machine's cluster: N copies of its node on a two-level leaf-spine network the lowering builds
-// (lower/lower_cluster.cpp); the attributes as for the mpi sections, then the required ones.
+// A machine's cluster: N copies of its node on a network the lowering builds (lower/lower_cluster.cpp: a fat tree of
+// two or three levels, rails, or a dragonfly); the attributes as for the mpi sections, then the required ones.
 void Sema::check_cluster_section(const MachineDecl& machine) {
   Scope scope{nullptr, &machine};
   for (size_t i = 1; i < machine.clusters.size(); ++i)
@@ -202,14 +202,31 @@ void Sema::check_cluster_section(const MachineDecl& machine) {
   if (machine.clusters.empty()) return;
   const NetworkDecl& section = *machine.clusters[0];
   check_mpi_attrs(const_cast<NetworkDecl&>(section).attrs, "cluster", scope);
-  std::vector<std::string> missing;
-  for (const char* name : {"nodes", "topology", "nics_per_leaf", "spines", "link_bw"}) {
-    bool found = false;
-    for (const auto& a : section.attrs) found = found || a.name == name;
-    if (!found) missing.push_back(fmt::format("`{}`", name));
+  // What the topology needs is checked here when it is written as a word; a word parameter is checked by the
+  // lowering, once its value is known.
+  std::string topology;
+  std::vector<std::string> present;
+  for (const auto& a : section.attrs) {
+    present.push_back(a.name);
+    if (a.name == "topology" && a.value && a.value->kind == ExprKind::Name && !a.word_param) topology = a.value->name;
   }
-  if (!missing.empty())
-    diags_.error(DiagKind::MissingAttribute, section.range, fmt::format("a cluster section needs {}", join(missing)));
+  bool has_topology = std::find(present.begin(), present.end(), "topology") != present.end();
+  if (!has_topology || !topology.empty()) {
+    ClusterAttrCheck check = check_cluster_attrs(present, topology.empty() ? "fat_tree" : topology);
+    std::vector<std::string> missing;
+    for (const auto& name : check.missing) missing.push_back(fmt::format("`{}`", name));
+    if (!missing.empty())
+      diags_.error(DiagKind::MissingAttribute, section.range,
+                   fmt::format("a {}cluster section needs {}", topology == "dragonfly" ? "dragonfly " : "",
+                               join(missing)));
+    for (const auto& name : check.foreign)
+      for (const auto& a : section.attrs)
+        if (a.name == name)
+          diags_.error(DiagKind::ConflictingAttributes, a.name_range,
+                       fmt::format("`{}` belongs to {}; this cluster is a {}", name,
+                                   topology == "dragonfly" ? "a fat tree or rail network" : "a dragonfly",
+                                   topology.empty() ? "fat tree" : topology == "dragonfly" ? "dragonfly" : topology));
+  }
   // A third level: `cores` and `leaves_per_pod` come together; `core_taper` needs them.
   const Attr* cores = nullptr;
   const Attr* per_pod = nullptr;

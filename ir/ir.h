@@ -82,6 +82,7 @@ struct Link {
   ValueId gap[2] = {kNoValue, kNoValue};  // LogGP gap g per direction; kNoValue when not given
   ValueId bw_duplex[2] = {kNoValue, kNoValue};  // bandwidth while copies run both ways; kNoValue when not given
   ValueId bw_mapped[2] = {kNoValue, kNoValue};  // bandwidth beside device-mapped accesses; kNoValue when not given
+  bool global = false;  // a dragonfly's link between two groups: among routes of the fewest links, the fewest of these
   std::string type_name;
   SourceRange range;
 };

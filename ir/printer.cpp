@@ -83,6 +83,7 @@ std::string print_module(const Module& m, const std::vector<std::optional<double
     if (l.gap[0] != kNoValue || l.gap[1] != kNoValue)
       out += fmt::format(" gap={}/{}", l.gap[0] == kNoValue ? "-" : fmt::format("%{}", l.gap[0]),
                          l.gap[1] == kNoValue ? "-" : fmt::format("%{}", l.gap[1]));
+    if (l.global) out += " global";
     out += "\n";
   }
   out += "tasks:\n";

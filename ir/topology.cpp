@@ -92,6 +92,7 @@ std::optional<std::vector<Hop>> Router::route(int from, int to, const std::strin
     best_.assign(n, Hop{-1, -1});
     latency_.assign(n, 0);
     bandwidth_.assign(n, INFINITY);
+    globals_.assign(n, 0);
   }
   int depth = dist_[size_t(to)];
   std::vector<std::vector<int>> layer(size_t(depth) + 1);
@@ -122,6 +123,7 @@ std::optional<std::vector<Hop>> Router::route(int from, int to, const std::strin
   // before it).
   latency_[size_t(from)] = 0;
   bandwidth_[size_t(from)] = INFINITY;
+  globals_[size_t(from)] = 0;
   auto chain = [&](int v) {  // the components of v's best route, from `from` to v
     std::vector<int> out = {v};
     while (v != from) {
@@ -137,6 +139,7 @@ std::optional<std::vector<Hop>> Router::route(int from, int to, const std::strin
   struct Way {
     Hop hop;
     int u;
+    int globals;  // a dragonfly's global links on the way: the fewest win before latency and bandwidth
     double lat, bw;
   };
   std::vector<Way> ways, tied;
@@ -148,13 +151,17 @@ std::optional<std::vector<Hop>> Router::route(int from, int to, const std::strin
         int u = near_end(t_.links[size_t(hop.link)], hop.direction);
         if (!useful_[size_t(u)]) continue;
         double lat = latency_[size_t(u)], bw = bandwidth_[size_t(u)];
+        int globals = globals_[size_t(u)] + (t_.links[size_t(hop.link)].global ? 1 : 0);
         if (costed) {
           const LinkCost& c = cost_of(hop);
           lat += c.latency;
           bw = std::min(bw, c.bandwidth);
         }
-        ways.push_back({hop, u, lat, bw});
+        ways.push_back({hop, u, globals, lat, bw});
       }
+      int fewest = ways[0].globals;
+      for (const Way& w : ways) fewest = std::min(fewest, w.globals);
+      ways.erase(std::remove_if(ways.begin(), ways.end(), [&](const Way& w) { return w.globals > fewest; }), ways.end());
       double best_lat = ways[0].lat;
       for (const Way& w : ways)
         if (w.lat < best_lat && !same(w.lat, best_lat)) best_lat = w.lat;
@@ -173,6 +180,7 @@ std::optional<std::vector<Hop>> Router::route(int from, int to, const std::strin
       best_[size_t(v)] = pick.hop;
       latency_[size_t(v)] = pick.lat;
       bandwidth_[size_t(v)] = pick.bw;
+      globals_[size_t(v)] = pick.globals;
     }
   std::vector<Hop> path;
   for (int at = to; at != from;) {

@@ -28,7 +28,8 @@ using LinkCostFn = std::function<LinkCost(int link, int direction)>;
 //
 // The route from `from` to `to` is, among the paths that respect link directions (and, with `no_transit_kind`,
 // pass through no component of that kind between their ends: a copy between two GPUs is not forwarded by a third):
-//   1. one with the fewest links;
+//   1. one with the fewest links, and among those the fewest global links (Link::global: a dragonfly's links
+//      between groups, so that its routes are minimal: a local hop, one global link, a local hop);
 //   2. among those, the least total latency (sums within a relative 1e-12 are equal);
 //   3. then the largest bottleneck bandwidth (the slowest link of the route, equal within 1e-12);
 //   4. then, among routes still equal, number (the destination's rank among components of its kind) mod (their
@@ -64,6 +65,7 @@ class Router {
   std::vector<uint8_t> useful_;
   std::vector<Hop> best_;
   std::vector<double> latency_, bandwidth_;
+  std::vector<int> globals_;  // global links (ir::Link::global) on the best route so far
 };
 
 // One route with a router made for it (see Router for the rule).

@@ -269,6 +269,7 @@ void Lowerer::merge_parallel_links() {
       continue;
     }
     Link& into = kept[it->second];
+    into.global = into.global || l.global;
     for (int d = 0; d < (l.bidirectional ? 2 : 1); ++d) {
       int e = l.a == into.a ? d : 1 - d;  // the same direction of travel in `into`
       SourceRange r = l.range;

@@ -158,7 +158,7 @@ std::optional<NodeTranslation> find_node_translation(const ir::Topology& t, cons
         break;
       }
       const ir::Link& m = t.links[size_t(it->second)];
-      ok = m.bidirectional == k.bidirectional && arbitration(size_t(it->second)) == arbitration(l);
+      ok = m.bidirectional == k.bidirectional && m.global == k.global && arbitration(size_t(it->second)) == arbitration(l);
       for (int d = 0; d < 2 && ok; ++d) ok = m.bw[d] == k.bw[d] && m.latency[d] == k.latency[d];
       x.link_shift[l] = it->second;
     }
