@@ -101,11 +101,12 @@ bool Lowerer::lower_cluster(const MachineDecl& machine) {
   if (dragonfly) {
     routers = (*nodes * nics + *per_router - 1) / *per_router;
     groups = (routers + *per_group - 1) / *per_group;
-    for (int64_t g = 0; g < groups; ++g) {
-      uint64_t a = uint64_t(std::min(*per_group, routers - g * *per_group));
-      switch_links += a * (a - 1) / 2;
-    }
-    switch_links += uint64_t(groups) * uint64_t(groups - 1) / 2 * uint64_t(*global_links);
+    // Full groups, then the last one's routers (checked against the limits before anything is made, in closed form:
+    // the counts may be far beyond them). Past 2^40 the limits are exceeded whatever the rest.
+    const uint64_t a = uint64_t(*per_group), full = uint64_t(routers) / a, last = uint64_t(routers) % a;
+    const uint64_t g = std::min<uint64_t>(uint64_t(groups), uint64_t(1) << 20);
+    switch_links = full * (a * (a - 1) / 2) + last * (last - std::min<uint64_t>(last, 1)) / 2 +
+                   g * (g - 1) / 2 * std::min<uint64_t>(uint64_t(*global_links), uint64_t(1) << 20);
   } else {
     leaves = rail ? nics * ((*nodes + *per_leaf - 1) / *per_leaf) : (*nodes * nics + *per_leaf - 1) / *per_leaf;
     pods = cores ? (leaves + *per_pod - 1) / *per_pod : 1;
