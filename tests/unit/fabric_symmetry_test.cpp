@@ -64,14 +64,18 @@ std::string temp_file(const std::string& text, const char* what) {
 nlohmann::json operations(const std::string& machine, const std::string& app_text,
                           std::vector<driver::Setting> settings, bool fast) {
   std::string app = temp_file(app_text, "app");
-  std::string mach = machine.empty() ? temp_file(kSmallCluster, "machine") : kRoot + "/machines/" + machine;
+  // A shipped file by name, the test cluster when empty, or a machine's text.
+  bool text = machine.rfind("machine ", 0) == 0;
+  std::string mach = machine.empty() ? temp_file(kSmallCluster, "machine")
+                     : text          ? temp_file(machine, "machine")
+                                     : kRoot + "/machines/" + machine;
   if (fast) ::unsetenv("GPMC_FABRIC_FAST_PATH");
   else ::setenv("GPMC_FABRIC_FAST_PATH", "off", 1);
   driver::Session s{driver::Options{{}, GPM_SOURCE_DIR "/stdlib"}};
   auto compiled = s.compile(mach, app, settings);
   ::unsetenv("GPMC_FABRIC_FAST_PATH");
   std::remove(app.c_str());
-  if (machine.empty()) std::remove(mach.c_str());
+  if (machine.empty() || text) std::remove(mach.c_str());
   REQUIRE(compiled);
   backend::Evaluation e;
   REQUIRE(s.evaluate(*compiled, e));
@@ -172,6 +176,31 @@ TEST_CASE("fabric fast path: rail, tapered and latency-bearing small clusters") 
       int symmetric = compare("", app_with(32, kFabricOps), {{"fabric", fabric}, {"taper", taper}, {"n", "16"}});
       CHECK(symmetric == int(kFabricOps.size()) - 2);
     }
+}
+
+TEST_CASE("fabric fast path: a three-level tree of eight pods and a dragonfly of eight groups build the same times") {
+  // 16 nodes of 2 GPUs and 2 NICs. The tree: 2 NICs per leaf, 2 leaves per pod (8 pods), 2 spines per pod, 4 cores.
+  // The dragonfly: 2 NICs per router, 2 routers per group (8 groups), 2 global links between every two groups.
+  const std::string node = R"(
+  node {
+    gpu g[2] { mem_bw = 1 TB/s }
+    switch sw
+    nic x[2] { bw = 25 GB/s }
+    link sw <-> g[*] { bw = 100 GB/s; latency = 1 us }
+    link g[0] <-> x[0], g[1] <-> x[1] { bw = 30 GB/s }
+  }
+}
+)";
+  const std::string tree = "machine pods {\n  arbitration maxmin\n  cluster { nodes = 16; topology = fat_tree; "
+                           "nics_per_leaf = 2; spines = 2; cores = 4; leaves_per_pod = 2; link_bw = 25 GB/s; "
+                           "core_taper = 2; link_latency = 100 ns }" + node;
+  const std::string fly = "machine fly {\n  arbitration maxmin\n  cluster { nodes = 16; topology = dragonfly; "
+                          "nics_per_router = 2; routers_per_group = 2; global_links = 2; link_bw = 25 GB/s; "
+                          "global_bw = 12.5 GB/s; link_latency = 100 ns }" + node;
+  for (const std::string& machine : {tree, fly}) {
+    CAPTURE(machine);
+    compare(machine, app_with(32, kFabricOps), {});
+  }
 }
 
 TEST_CASE("fabric fast path: DGX H100 cluster of 64 nodes, rail and fat tree") {
