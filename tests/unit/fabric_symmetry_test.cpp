@@ -24,9 +24,21 @@ namespace {
 
 const std::string kRoot = GPM_SOURCE_DIR;
 
-// A cluster small enough for the full schedule everywhere: 2 GPUs per node on a switch, one NIC per GPU, 4 NICs per
-// leaf, 2 spines; `fabric` and `taper` as in the shipped clusters.
-const char* kSmallCluster = R"(
+// The node of every test cluster: 2 GPUs on a switch, one NIC per GPU (and the machine's closing brace).
+const std::string kNode = R"(
+  node {
+    gpu g[2] { mem_bw = 1 TB/s }
+    switch sw
+    nic x[2] { bw = 25 GB/s }
+    link sw <-> g[*] { bw = 100 GB/s; latency = 1 us }
+    link g[0] <-> x[0], g[1] <-> x[1] { bw = 30 GB/s }
+  }
+}
+)";
+
+// A cluster small enough for the full schedule everywhere: 4 NICs per leaf, 2 spines; `fabric` and `taper` as in the
+// shipped clusters.
+const std::string kSmallCluster = R"(
 machine small_cluster {
   param n = 8
   param fabric = fat_tree in {rail, fat_tree}
@@ -40,16 +52,7 @@ machine small_cluster {
     link_bw = 25 GB/s
     taper = taper
     link_latency = 100 ns
-  }
-  node {
-    gpu g[2] { mem_bw = 1 TB/s }
-    switch sw
-    nic x[2] { bw = 25 GB/s }
-    link sw <-> g[*] { bw = 100 GB/s; latency = 1 us }
-    link g[0] <-> x[0], g[1] <-> x[1] { bw = 30 GB/s }
-  }
-}
-)";
+  })" + kNode;
 
 // A unique file per process and text: ctest runs the test cases as processes side by side.
 std::string temp_file(const std::string& text, const char* what) {
@@ -181,22 +184,12 @@ TEST_CASE("fabric fast path: rail, tapered and latency-bearing small clusters") 
 TEST_CASE("fabric fast path: a three-level tree of eight pods and a dragonfly of eight groups build the same times") {
   // 16 nodes of 2 GPUs and 2 NICs. The tree: 2 NICs per leaf, 2 leaves per pod (8 pods), 2 spines per pod, 4 cores.
   // The dragonfly: 2 NICs per router, 2 routers per group (8 groups), 2 global links between every two groups.
-  const std::string node = R"(
-  node {
-    gpu g[2] { mem_bw = 1 TB/s }
-    switch sw
-    nic x[2] { bw = 25 GB/s }
-    link sw <-> g[*] { bw = 100 GB/s; latency = 1 us }
-    link g[0] <-> x[0], g[1] <-> x[1] { bw = 30 GB/s }
-  }
-}
-)";
   const std::string tree = "machine pods {\n  arbitration maxmin\n  cluster { nodes = 16; topology = fat_tree; "
                            "nics_per_leaf = 2; spines = 2; cores = 4; leaves_per_pod = 2; link_bw = 25 GB/s; "
-                           "core_taper = 2; link_latency = 100 ns }" + node;
+                           "core_taper = 2; link_latency = 100 ns }" + kNode;
   const std::string fly = "machine fly {\n  arbitration maxmin\n  cluster { nodes = 16; topology = dragonfly; "
                           "nics_per_router = 2; routers_per_group = 2; global_links = 2; link_bw = 25 GB/s; "
-                          "global_bw = 12.5 GB/s; link_latency = 100 ns }" + node;
+                          "global_bw = 12.5 GB/s; link_latency = 100 ns }" + kNode;
   for (const std::string& machine : {tree, fly}) {
     CAPTURE(machine);
     compare(machine, app_with(32, kFabricOps), {});
