@@ -39,7 +39,8 @@ Session::Session(Options options)
       loader_(sources_, diags_,
               LoaderOptions{options_.stdlib_dir.empty() ? default_stdlib_dir() : options_.stdlib_dir,
                             options_.include_dirs}),
-      sema_(diags_) {
+      sema_(std::make_unique<Sema>(diags_)) {
+  if (options_.lazy_prelude) loader_.reset(true);
   diags_.set_warnings_as_errors(options_.warnings_as_errors);
 }
 
@@ -55,11 +56,42 @@ std::optional<frontend::ParsedPrelude> Session::parsed_prelude() {
 const Module* Session::parse(const std::string& file) { return loader_.load_root(file); }
 
 // Step 1-3: read and parse every file (with imports and the prelude), then check names and units.
+// With a lazy prelude, a check that fails is forgotten and run again on the whole prelude: the diagnostics (their
+// suggestions among every stdlib name included) are those of a whole load.
 bool Session::load_and_check(const std::vector<std::string>& files, std::vector<const Module*>& roots) {
+  const auto mark = diags_.mark();
+  const bool lazy = options_.lazy_prelude;
+  options_.lazy_prelude = false;  // the first load only (pipeline.h)
+  if (load_and_check_once(files, roots, lazy) || !lazy || !diags_.rollback(mark)) return !diags_.has_errors();
+  loader_.reset(false);
+  sema_ = std::make_unique<Sema>(diags_);
+  roots.clear();
+  return load_and_check_once(files, roots, false);
+}
+
+bool Session::load_and_check_once(const std::vector<std::string>& files, std::vector<const Module*>& roots,
+                                  bool lazy) {
   if (!loader_.load_prelude()) return false;
   for (const auto& file : files) roots.push_back(loader_.load_root(file));
   if (diags_.has_errors()) return false;
-  return sema_.check(loader_.modules());
+  if (lazy) {
+    // Every run of identifier characters of the command line's arguments (bytes: an argument need not be UTF-8).
+    std::set<std::string> names;
+    for (const auto& text : options_.referenced_names) {
+      std::string word;
+      for (char c : text + " ") {
+        if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+          word += c;
+        } else if (!word.empty()) {
+          names.insert(word);
+          word.clear();
+        }
+      }
+    }
+    for (const auto& fn : lower::stdlib_functions()) names.insert(fn);
+    if (!loader_.complete_prelude(names)) return false;
+  }
+  return sema_->check(loader_.modules());
 }
 
 // The one declaration of `kind` in a file given on the command line, or a WrongModelKind error.
@@ -125,7 +157,7 @@ bool Session::split_keyword_settings(const std::vector<Setting>& settings, std::
 // picks one when both declare the name) and check its value: a constant of the parameter's dimension.
 const ParamDecl* Session::find_setting_param(const std::string& flag, const std::string& full_name,
                                              const std::vector<const Decl*>& owners, SourceRange where) {
-  const auto& program = sema_.program();
+  const auto& program = sema_->program();
   std::string owner_name, name = full_name;
   if (size_t dot = name.find('.'); dot != std::string::npos) {
     owner_name = name.substr(0, dot);
@@ -175,7 +207,7 @@ bool Session::constant_value(FileId file, const std::string& label, const std::s
                  fmt::format("{}: the value must be a constant such as `25GB/s`", label));
     return false;
   }
-  Type t = sema_.check_global_expr(*expr);
+  Type t = sema_->check_global_expr(*expr);
   if (t.is_error()) return false;
   if (t.is_bool() || t.dim != dim) {
     diags_.error(DiagKind::InvalidSetValue, expr->range,
@@ -185,7 +217,7 @@ bool Session::constant_value(FileId file, const std::string& label, const std::s
   }
   ir::Module scratch;
   lower::ParamBindings none;
-  lower::Lowerer lowerer(sema_.program(), sources_, diags_, scratch, none);
+  lower::Lowerer lowerer(sema_->program(), sources_, diags_, scratch, none);
   value = lowerer.eager_value(lowerer.lower_global(*expr));
   if (!std::isfinite(value)) {
     diags_.error(DiagKind::InvalidSetValue, expr->range, fmt::format("{}: the value is not a finite number", label));
@@ -326,14 +358,14 @@ std::unique_ptr<Compiled> Session::lower_checked(const Decl* machine, const Decl
   compiled->bindings = std::move(bindings);
   compiled->keywords = std::move(keywords);
   const lower::ParamBindings& bound = compiled->bindings;
-  lower::Lowerer lowerer(sema_.program(), sources_, diags_, compiled->module, bound);
+  lower::Lowerer lowerer(sema_->program(), sources_, diags_, compiled->module, bound);
   lowerer.set_keyword_settings(compiled->keywords);
   lowerer.set_strategy_override(options_.strategy);
   lowerer.lower_params({machine, app});
   compiled->bound.resize(compiled->module.params.size());
   for (const auto& [decl, value] : bound) compiled->bound[size_t(lowerer.slot_of(decl))] = value;
   compiled->owners = {machine, app};
-  for (const auto* p : sema_.program().params)
+  for (const auto* p : sema_->program().params)
     if (int slot = lowerer.slot_of(p); slot >= 0) compiled->slots[p] = slot;
   backend::Evaluation params_only;
   if (!backend::evaluate(compiled->module, compiled->bound, diags_, params_only)) return nullptr;
@@ -392,7 +424,7 @@ bool Session::check_checked(const std::vector<std::string>& files) {
   if (!load_and_check(files, roots)) return false;
   // Evaluate what needs no pairing: the parameters and constants of each machine (with its topology) and
   // of each app; the globals alone when there is neither.
-  const auto& program = sema_.program();
+  const auto& program = sema_->program();
   std::vector<const Decl*> owners(program.machines.begin(), program.machines.end());
   owners.insert(owners.end(), program.apps.begin(), program.apps.end());
   if (owners.empty()) owners.push_back(nullptr);

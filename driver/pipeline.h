@@ -21,6 +21,13 @@ struct Options {
   std::string stdlib_dir;  // empty: the standard library found next to the sources or installed
   std::string strategy;    // non-empty: every `offload` uses this strategy (`--strategy`, `--compare strategy`)
   bool warnings_as_errors = false;  // --Werror
+  // Parse only the standard-library declarations the model refers to (frontend::Loader::complete_prelude): the names
+  // of its files, of the lowering's own calls (lower::stdlib_functions) and `referenced_names` (the words of the
+  // command line, which --set and --vary values may use). A check that fails is run again on the whole prelude,
+  // so that diagnostics and suggestions are those of a whole load. For a session that loads files once (one check or
+  // one compile): files loaded later see only the declarations parsed the first time.
+  bool lazy_prelude = false;
+  std::vector<std::string> referenced_names;
 };
 
 // `--set name=value`, as typed.
@@ -94,7 +101,7 @@ class Session {
   // What check() loaded and checked, for tools that look into the program (the language server): every module
   // (imports before importers) and the checked program (complete only when check() succeeded).
   std::vector<frontend::Module*> modules() const { return loader_.modules(); }
-  const frontend::CheckedProgram& program() const { return sema_.program(); }
+  const frontend::CheckedProgram& program() const { return sema_->program(); }
 
  private:
   std::unique_ptr<Compiled> compile_checked(const std::string& machine_file, const std::string& app_file,
@@ -103,6 +110,8 @@ class Session {
   std::unique_ptr<Compiled> lower_checked(const frontend::Decl* machine, const frontend::Decl* app,
                                           lower::ParamBindings bindings, lower::KeywordSettings keywords);
   bool load_and_check(const std::vector<std::string>& files, std::vector<const frontend::Module*>& roots);
+  bool load_and_check_once(const std::vector<std::string>& files, std::vector<const frontend::Module*>& roots,
+                           bool lazy);
   const frontend::ParamDecl* find_setting_param(const std::string& flag, const std::string& full_name,
                                                 const std::vector<const frontend::Decl*>& owners,
                                                 support::SourceRange where = {});
@@ -115,7 +124,7 @@ class Session {
   support::SourceManager sources_;
   support::DiagnosticEngine diags_;
   frontend::Loader loader_;
-  frontend::Sema sema_;
+  std::unique_ptr<frontend::Sema> sema_;
 };
 
 // The words a word-valued setting (`comm_model`, `transport`: a keyword --set takes) accepts, or nothing when

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "frontend/skipped_tokens.h"
+
 namespace gpm::frontend {
 
 // The source as code points, as ANTLR's parser and tokens index it.
@@ -21,13 +23,6 @@ struct Lexeme {
   size_t type = 0;
   size_t start = 0, stop = 0;
   size_t line = 1, column = 0;
-};
-
-// Tokens the parser is not to see: from the token that starts at code point `first` up to code point `resume`, where
-// the lexer goes on (at `line` and `column`), skipped without being lexed again.
-struct SkippedTokens {
-  size_t first = 0;
-  size_t resume = 0, line = 1, column = 0;
 };
 
 // ANTLR's generated lexer simulates its ATN and builds its DFA anew in every process: about half of the CPU time of

@@ -10,13 +10,31 @@
 #include <fmt/format.h>
 
 #include "frontend/parse.h"
+#include "frontend/prelude_index.h"
 
 namespace gpm::frontend {
 
 namespace fs = std::filesystem;
 
+struct Loader::PendingPrelude {
+  std::optional<std::vector<IndexedDecl>> decls;  // none: parsed whole
+  bool whole = false;  // imported or named by the user: parsed whole
+};
+
 Loader::Loader(SourceManager& sources, DiagnosticEngine& diags, LoaderOptions options)
     : sources_(sources), diags_(diags), options_(std::move(options)) {}
+
+Loader::~Loader() = default;
+
+void Loader::reset(bool lazy_prelude) {
+  modules_.clear();
+  module_keys_.clear();
+  prelude_count_ = prelude_files_ = 0;
+  failed_.clear();
+  stack_.clear();
+  pending_.clear();
+  options_.lazy_prelude = lazy_prelude;
+}
 
 static std::string canonical_key(const std::string& path) {
   std::error_code ec;
@@ -35,6 +53,25 @@ bool Loader::load_prelude() {
   size_t before = diags_.error_count();
   for (const auto& name : options_.prelude) {
     std::string path = (fs::path(options_.stdlib_dir) / (name + ".gpm")).string();
+    if (options_.lazy_prelude) {
+      // Read and indexed now, with the file ids of a whole load; parsed by complete_prelude.
+      std::string text;
+      if (!read_source_file(path, text, diags_, {}, kMaxSourceBytesLimit)) {
+        if (diags_.error_count() == before)
+          diags_.error(DiagKind::FileNotFound, {}, fmt::format("standard library file `{}` failed to load", path));
+        return false;
+      }
+      auto pending = std::make_unique<PendingPrelude>();
+      pending->decls = index_declarations(text);
+      if (pending->decls && pending->decls->empty()) pending->decls.reset();  // parsed whole: EmptyFile
+      auto module = std::make_shared<Module>();
+      module->file = sources_.add(shown_path(path), std::move(text));
+      module->path = sources_.path(module->file);
+      modules_.push_back(std::move(module));
+      module_keys_.push_back(canonical_key(path));
+      pending_.push_back(std::move(pending));
+      continue;
+    }
     if (!load(path, canonical_key(path), {})) {
       if (diags_.error_count() == before)
         diags_.error(DiagKind::FileNotFound, {}, fmt::format("standard library file `{}` failed to load", path));
@@ -94,9 +131,68 @@ std::string Loader::resolve_import(const std::string& name, const std::string& i
   return {};
 }
 
+bool Loader::complete_prelude(const std::set<std::string>& names) {
+  if (pending_.empty()) return true;
+  // The names wanted: those given, every identifier of the files loaded after the prelude, and, as declarations
+  // are kept, the identifiers inside them.
+  std::set<std::string> wanted = names;
+  for (size_t i = prelude_count_; i < modules_.size(); ++i) collect_identifiers(sources_.text(modules_[i]->file), wanted);
+  std::map<std::string, std::vector<std::pair<size_t, size_t>>> by_name;  // name -> (file, declaration)
+  std::vector<std::vector<char>> keep(pending_.size());
+  std::vector<std::string> work(wanted.begin(), wanted.end());
+  auto keep_decl = [&](size_t f, size_t d) {
+    if (keep[f][d]) return;
+    keep[f][d] = 1;
+    for (const auto& ref : (*pending_[f]->decls)[d].refs)
+      if (wanted.insert(ref).second) work.push_back(ref);
+  };
+  for (size_t f = 0; f < pending_.size(); ++f) {
+    if (!pending_[f]->decls) continue;
+    keep[f].assign(pending_[f]->decls->size(), 0);
+    for (size_t d = 0; d < pending_[f]->decls->size(); ++d)
+      if ((*pending_[f]->decls)[d].optional) by_name[(*pending_[f]->decls)[d].name].emplace_back(f, d);
+  }
+  for (size_t f = 0; f < pending_.size(); ++f)
+    for (size_t d = 0; d < keep[f].size(); ++d)
+      if (pending_[f]->whole || !(*pending_[f]->decls)[d].optional) keep_decl(f, d);
+  while (!work.empty()) {
+    std::string name = std::move(work.back());
+    work.pop_back();
+    if (auto it = by_name.find(name); it != by_name.end())
+      for (auto [f, d] : it->second) keep_decl(f, d);
+  }
+  bool ok = true;
+  for (size_t f = 0; f < pending_.size(); ++f) {
+    Module& module = *modules_[f];
+    std::vector<SkippedTokens> omit;
+    bool any = !pending_[f]->decls;
+    for (size_t d = 0; d < keep[f].size(); ++d) {
+      if (keep[f][d])
+        any = true;
+      else
+        omit.push_back((*pending_[f]->decls)[d].span);
+    }
+    if (!any) continue;  // nothing of this file is used: an empty module
+    auto parsed = parse_module(sources_, module.file, diags_, true, omit);
+    if (parsed && parsed->decls.empty())
+      diags_.error(DiagKind::EmptyFile, SourceRange{module.file, 0, 0},
+                   "file declares nothing: expected a machine, an app, or params, lets, fns and types");
+    if (!parsed || parsed->decls.empty()) {
+      ok = false;
+      continue;
+    }
+    module.decls = std::move(parsed->decls);
+  }
+  pending_.clear();
+  return ok;
+}
+
 const Module* Loader::load(const std::string& display_path, const std::string& key, SourceRange import_site) {
   for (size_t i = 0; i < module_keys_.size(); ++i)
-    if (module_keys_[i] == key) return modules_[i].get();
+    if (module_keys_[i] == key) {
+      if (i < pending_.size()) pending_[i]->whole = true;  // a lazy prelude file the user loads: all of it
+      return modules_[i].get();
+    }
   if (failed_.count(key)) return nullptr;  // already reported
   for (size_t i = 0; i < stack_.size(); ++i) {
     if (stack_[i].key != key) continue;

@@ -2,6 +2,7 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -20,6 +21,10 @@ struct LoaderOptions {
   std::vector<std::string> include_dirs;
   // Standard-library files loaded before any user file (closed forms the lowering calls).
   std::vector<std::string> prelude = {"roofline", "transfer", "pcie", "nvlink", "loggp", "overlap", "nccl"};
+  // Parse only the prelude's declarations a model refers to (complete_prelude): the files are read and indexed by
+  // load_prelude, and parsed, without the fn, type and let declarations no loaded file or given name mentions, once
+  // the user's files are loaded.
+  bool lazy_prelude = false;
 };
 
 // The prelude parsed once, for a process that checks many inputs one after another (the fuzz targets): each file's
@@ -42,8 +47,17 @@ struct ParsedPrelude {
 class Loader {
  public:
   Loader(SourceManager& sources, DiagnosticEngine& diags, LoaderOptions options);
-  // Loads the prelude; returns false (with diagnostics) when a prelude file is missing or invalid.
+  ~Loader();
+  // Loads the prelude; returns false (with diagnostics) when a prelude file is missing or invalid. With
+  // `lazy_prelude`, reads and indexes its files only: complete_prelude parses them.
   bool load_prelude();
+  // The lazy prelude parsed: every declaration that `names`, a file loaded since load_prelude, or a declaration so
+  // kept mentions (by identifier), and every param, import, machine and app. A prelude file a user file imports or
+  // names on the command line is parsed whole. False, with diagnostics, on a syntax error. Nothing to do when the
+  // prelude is not lazy or is complete.
+  bool complete_prelude(const std::set<std::string>& names);
+  // Forgets every file and module loaded (the generated files stay), for loading again; `lazy_prelude` as given.
+  void reset(bool lazy_prelude);
   // Loads the prelude from `parsed` instead: nothing is read or parsed. The loader must be new (no file loaded yet)
   // and its source manager empty.
   void adopt_prelude(const ParsedPrelude& parsed);
@@ -72,6 +86,8 @@ class Loader {
   std::vector<std::string> module_keys_;  // canonical path of each module
   std::set<std::string> failed_;          // files that could not be read or parsed (reported once)
   std::map<std::string, std::string> generated_;  // path as given -> text (add_generated)
+  struct PendingPrelude;  // a lazy prelude file's declarations (loader.cpp)
+  std::vector<std::unique_ptr<PendingPrelude>> pending_;  // the lazy prelude's files, by module, until complete_prelude
   struct Active {
     std::string key;
     SourceRange import_site;

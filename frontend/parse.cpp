@@ -3,6 +3,8 @@
 
 #include <antlr4-runtime.h>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "GpmParser.h"
@@ -251,7 +253,7 @@ antlr4::ParserRuleContext* file_rule(GpmParser& parser) { return parser.file(); 
 }  // namespace
 
 std::unique_ptr<Module> parse_module(const SourceManager& sources, FileId file, DiagnosticEngine& diags,
-                                     bool flow_lines_first) {
+                                     bool flow_lines_first, const std::vector<SkippedTokens>& omit) {
   if (!check_encoding(sources, file, diags)) return nullptr;
   auto session = std::make_unique<ParseSession>(sources, file);
   if (!check_tokens(session->lexer, session->map, diags)) return nullptr;
@@ -262,8 +264,12 @@ std::unique_ptr<Module> parse_module(const SourceManager& sources, FileId file, 
   if (flow_lines_first) flow_lines = build_flow_lines(session->lexer, session->map, sources.text(file), diags);
   if (!flow_lines) return nullptr;
   bool retry = false;  // the whole file again after a syntax error: LL only, SLL having failed
-  if (!flow_lines->tokens.empty()) {
-    session->lexer.skip(std::move(flow_lines->tokens));
+  if (!flow_lines->tokens.empty() || !omit.empty()) {
+    std::vector<SkippedTokens> skipped = std::move(flow_lines->tokens);
+    skipped.insert(skipped.end(), omit.begin(), omit.end());
+    std::sort(skipped.begin(), skipped.end(),
+              [](const SkippedTokens& a, const SkippedTokens& b) { return a.first < b.first; });
+    session->lexer.skip(std::move(skipped));
     session->tokens.fill();
     if (auto* tree = sll_stage(*session, file_rule)) {
       AstBuilder builder(session->map, diags, &flow_lines->flows);

@@ -2,6 +2,7 @@
 #include "lower/lower.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -235,7 +236,19 @@ ValueId Lowerer::inline_call(const FnDecl& fn, const std::vector<ValueId>& args)
 
 // Inlines a standard-library function that the lowering relies on (roofline, AHEAD copies). The
 // standard library is a user-readable file, so a missing or changed function is reported, not assumed.
+const std::vector<std::string>& stdlib_functions() {
+  static const std::vector<std::string> names = {
+      "ahead_d2d_copy_time",  "ahead_pageable_copy_time", "ahead_pinned_copy_time", "loggp_copy_time",
+      "overlap_eq6",          "overlap_full_bound",       "overlap_mapped_bound",   "overlap_zero_bound",
+      "pageable_stream_copy_time", "qroof_l2_time",       "qroof_shared_time",      "qroof_time",
+      "roofline_compute_time", "roofline_memory_time",    "roofline_time",          "staged_p2p_copy_time"};
+  return names;
+}
+
 ValueId Lowerer::call_stdlib(const std::string& fn_name, const std::vector<ValueId>& args, SourceRange site) {
+  // A name missing from stdlib_functions would be left out of a lazily loaded prelude.
+  if (std::find(stdlib_functions().begin(), stdlib_functions().end(), fn_name) == stdlib_functions().end())
+    throw std::logic_error("call_stdlib: `" + fn_name + "` is not listed in lower::stdlib_functions()");
   auto it = program_.globals.find(fn_name);
   const FnDecl* fn = it != program_.globals.end() && it->second->kind == DeclKind::Fn
                          ? static_cast<const FnDecl*>(it->second)

@@ -32,6 +32,10 @@ namespace gpm::lower {
 // machine's); `why` says why not. lower_congestion.cpp.
 bool flows_fit(uint64_t flows, std::string& why);
 
+// The standard-library functions the lowering calls by name (Lowerer::call_stdlib), which a lazily loaded prelude
+// must parse whatever the model mentions (driver::Options::lazy_prelude).
+const std::vector<std::string>& stdlib_functions();
+
 // The lowering builds the IR: the IR's names are used unqualified here (ir::Module over frontend::Module).
 using namespace gpm::ir;
 using ir::Module;

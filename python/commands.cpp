@@ -57,7 +57,12 @@ void fail(support::DiagnosticEngine& diags) {
 }
 
 driver::Options options_of(const Request& request) {
-  return driver::Options{request.include_dirs, request.stdlib_dir, request.strategy, request.warnings_as_errors};
+  driver::Options options;
+  options.include_dirs = request.include_dirs;
+  options.stdlib_dir = request.stdlib_dir;
+  options.strategy = request.strategy;
+  options.warnings_as_errors = request.warnings_as_errors;
+  return options;
 }
 
 std::vector<driver::Setting> settings_of(const Request& request, support::DiagnosticEngine& diags) {

@@ -65,6 +65,22 @@ void DiagnosticEngine::add(DiagKind kind, SourceRange range, std::string message
   diagnostics_.push_back({kind, range, std::move(message), {}, warning});
 }
 
+DiagnosticEngine::Mark DiagnosticEngine::mark() const {
+  return {diagnostics_.size(), errors_, dropped_, diagnostics_.empty() ? 0 : diagnostics_.back().notes.size(),
+          reported_dropped_, suppressed_last_};
+}
+
+bool DiagnosticEngine::rollback(const Mark& mark) {
+  if (flushed_ > mark.diagnostics) return false;
+  diagnostics_.resize(mark.diagnostics);
+  if (!diagnostics_.empty()) diagnostics_.back().notes.resize(mark.last_notes);
+  errors_ = mark.errors;
+  dropped_ = mark.dropped;
+  reported_dropped_ = mark.reported_dropped;
+  suppressed_last_ = mark.suppressed_last;
+  return true;
+}
+
 DiagnosticEngine::Location DiagnosticEngine::location(SourceRange range) const {
   if (!range.valid()) return {};
   LineColumn pos = sources_.line_column(range.file, range.begin);

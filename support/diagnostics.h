@@ -53,6 +53,14 @@ class DiagnosticEngine {
   // The text form; `color` adds clang's terminal colours (bold location, red error, magenta warning, cyan note,
   // green caret).
   std::string render(const Diagnostic& diagnostic, bool color = false) const;
+  // Where the diagnostics stand, and a return to there: what was reported since is forgotten (a step the driver runs
+  // again another way). False, forgetting nothing, when some of it was already written out.
+  struct Mark {
+    size_t diagnostics = 0, errors = 0, dropped = 0, last_notes = 0;
+    bool reported_dropped = false, suppressed_last = false;
+  };
+  Mark mark() const;
+  bool rollback(const Mark& mark);
   // Beyond this many errors the rest are counted but not stored.
   static constexpr size_t kMaxErrors = 50;
 

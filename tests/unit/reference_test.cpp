@@ -66,21 +66,6 @@ std::unique_ptr<Run> run(const std::string& machine, const std::string& app,
   return r;
 }
 
-// A temporary .gpm file, removed afterwards.
-struct TempFile {
-  fs::path path;
-  TempFile(const std::string& name, const std::string& text) {
-    fs::path dir = fs::temp_directory_path() / ("gpm_reference_test_" + std::to_string(::getpid()));
-    fs::create_directories(dir);
-    path = dir / name;
-    std::ofstream(path, std::ios::binary) << text;
-  }
-  ~TempFile() {
-    std::error_code ec;
-    fs::remove(path, ec);
-    fs::remove(path.parent_path(), ec);  // only succeeds once empty
-  }
-};
 
 constexpr double kGiB = 1073741824.0;
 
@@ -117,7 +102,7 @@ TEST_CASE("reference: AHEAD eq. 10 on Titan: a pinned 1 GiB h2d copy takes L+O +
 TEST_CASE("reference: AHEAD eq. 10 on Titan with the default 64 MiB and with a d2h copy") {
   auto r = run(kTitan, kRoot + "/apps/bandwidth.gpm");
   CHECK(r->result.total_s == approx(9.420e-6 + 64 * 1048576.0 / kTitanH2D).epsilon(1e-12));
-  TempFile app("d2h.gpm", "app back { param n = 1 GiB\n copy d2h n pinned }\n");
+  test::TempFile app("reference_test", "d2h.gpm", "app back { param n = 1 GiB\n copy d2h n pinned }\n");
   auto d = run(kTitan, app.path.string());
   // Device to host uses the reverse direction: L+O = 9.023 us (van Werkhoven Table I), write efficiency 256/268.
   CHECK(kTitanD2H / 8e9 == approx(256.0 / 268).epsilon(1e-12));
@@ -125,7 +110,7 @@ TEST_CASE("reference: AHEAD eq. 10 on Titan with the default 64 MiB and with a d
 }
 
 TEST_CASE("reference: AHEAD eq. 9 on Titan: a pageable copy adds 2n / host memory bandwidth") {
-  TempFile app("pageable.gpm", "app pageable { param n = 1 GiB\n copy h2d n pageable }\n");
+  test::TempFile app("reference_test", "pageable.gpm", "app pageable { param n = 1 GiB\n copy h2d n pageable }\n");
   auto r = run(kTitan, app.path.string());
   double host_mem_bw = r->param("host_mem_bw");
   CHECK(host_mem_bw == approx(51.2e9).epsilon(1e-12));  // DDR3-1600, four channels
@@ -137,7 +122,7 @@ TEST_CASE("reference: AHEAD eq. 9 on Titan: a pageable copy adds 2n / host memor
 }
 
 TEST_CASE("reference: a pageable copy from a data buffer follows eq. 9 too") {
-  TempFile app("buffer.gpm", "app buffered { data h : host pageable (256 MiB)\n copy h2d h }\n");
+  test::TempFile app("reference_test", "buffer.gpm", "app buffered { data h : host pageable (256 MiB)\n copy h2d h }\n");
   auto r = run(kTitan, app.path.string());
   double n = 256 * 1048576.0;
   CHECK(r->result.total_s == approx(9.420e-6 + 2 * n / 51.2e9 + n / kTitanH2D).epsilon(1e-12));
@@ -156,7 +141,7 @@ TEST_CASE("reference: PCIe Gen2 x16 in titan.gpm is 8.0 GB/s") {
 }
 
 TEST_CASE("reference: PCIe Gen3 x16 `16 * 8 GT/s * 1 b * 128 / 130` is 15.754 GB/s") {
-  TempFile app("gen3.gpm", "app links { param gen3 = 16 * 8 GT/s * 1 b * 128 / 130\n"
+  test::TempFile app("reference_test", "gen3.gpm", "app links { param gen3 = 16 * 8 GT/s * 1 b * 128 / 130\n"
                            "param gen4 = 16 * 16 GT/s * 1 b * 128 / 130\n overhead 1 us }\n");
   auto r = run(kTitan, app.path.string());
   const backend::ParamValue* gen3 = r->param_info("gen3");

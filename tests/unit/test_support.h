@@ -3,6 +3,7 @@
 #pragma once
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -16,7 +17,26 @@
 #include "frontend/sema.h"
 #include "lower/lower.h"
 
+#include <unistd.h>
+
 namespace gpm::test {
+
+// A temporary file `name` holding `text`, in a folder of its own for this process (`tag` names the test), removed
+// afterwards.
+struct TempFile {
+  std::filesystem::path path;
+  TempFile(const std::string& tag, const std::string& name, const std::string& text) {
+    auto dir = std::filesystem::temp_directory_path() / ("gpm_" + tag + "_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    path = dir / name;
+    std::ofstream(path, std::ios::binary) << text;
+  }
+  ~TempFile() {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+    std::filesystem::remove(path.parent_path(), ec);  // only succeeds once empty
+  }
+};
 
 // A topology from kinds and undirected links, for the engines' tests (bandwidths and latencies are engine inputs).
 struct Net {

@@ -20,7 +20,12 @@
 namespace gpm::cli {
 
 driver::Options options_of(const CommonOptions& common) {
-  return driver::Options{common.include_dirs, {}, {}, common.warnings_as_errors};
+  driver::Options options;
+  options.include_dirs = common.include_dirs;
+  options.warnings_as_errors = common.warnings_as_errors;
+  options.lazy_prelude = common.lazy_prelude;
+  options.referenced_names = common.command_words;
+  return options;
 }
 
 // Splits `name=value`; reports a malformed --set.

@@ -19,6 +19,10 @@ struct CommonOptions {
   bool warnings_as_errors = false;  // --Werror
   uint64_t max_source_bytes = support::kMaxSourceBytes;  // --max-source-bytes (support/limits.h)
   uint64_t max_flows = support::kMaxFlowsPerBlock;       // --max-flows
+  // A command that loads its files once parses only the standard-library declarations they, or a word of the
+  // command line, mention (driver::Options::lazy_prelude).
+  bool lazy_prelude = false;
+  std::vector<std::string> command_words;  // the command line's arguments
 };
 
 struct EvalOptions {

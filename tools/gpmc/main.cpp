@@ -297,6 +297,10 @@ static int run_gpmc(int argc, char** argv) {
     return 0;
   }
   gpm::support::limits() = {common.max_source_bytes, common.max_flows};
+  // Commands that compile once load the standard library as far as the model uses it; `validate` (CSV cells) and
+  // `project` (several models in one session) load all of it.
+  common.lazy_prelude = !(*validate || *project || *lsp || *format || *dump_ast);
+  common.command_words.assign(argv + 1, argv + argc);
   return run_with_large_stack([&]() -> int {
     if (*check) return gpm::cli::run_check(common, check_files);
     if (*format) return gpm::cli::run_fmt(fmt_files, fmt_check);
