@@ -56,6 +56,9 @@ AUTO = ["--set", "algorithm=auto"]
 DATASETS += [
     ("RTX 4090 x8, NCCL all-reduce, peer access on, nccl model", "machines/rtx4090_8x.gpm",
      "validation/rtx4090_8x/allreduce.gpm", "validation/rtx4090_8x/allreduce_p2p_on.csv", NCCL + AUTO),
+    ("RTX 4090 x8, NCCL all-reduce, peer access off, nccl model", "machines/rtx4090_8x.gpm",
+     "validation/rtx4090_8x/allreduce.gpm", "validation/rtx4090_8x/allreduce_p2p_off.csv",
+     ["--set", "peer=0"] + NCCL + AUTO),
     ("A100 x8, NCCL all-reduce, nccl model", "machines/dgx_a100.gpm", "validation/a100_nccl/allreduce.gpm",
      "validation/a100_nccl/allreduce.csv", NCCL + AUTO),
     ("A100 x8, NCCL all-gather, nccl model", "machines/dgx_a100.gpm", "validation/a100_nccl/allgather.gpm",
