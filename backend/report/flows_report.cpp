@@ -10,10 +10,6 @@
 namespace gpm::backend {
 
 namespace {
-constexpr size_t kTableSteps = 40;  // steps shown per operation in the table; JSON has them all
-constexpr size_t kTableLinks = 8;   // busiest links shown per operation in the table; JSON has them all
-constexpr size_t kTableFlows = 40;  // flows shown per operation in the table; JSON lists 10,000, --flows-out all
-
 template <typename F>
 void for_each_flow_row(const Evaluation& e, F&& f) {
   for (const auto& phase : e.phases)
@@ -52,7 +48,8 @@ std::string flows_table(const Evaluation& e) {
       out += fmt::format("    {} .. {}: {}\n", format_seconds(steps[i]["start_s"].get<double>()),
                          format_seconds(steps[i]["end_s"].get<double>()), factors);
     }
-    if (steps.size() > kTableSteps) out += fmt::format("    ... {} more steps (see --format json)\n", steps.size() - kTableSteps);
+    const size_t steps_total = row.detail.value("steps_total", steps.size());
+    if (steps_total > kTableSteps) out += fmt::format("    ... {} more steps (see --format json)\n", steps_total - kTableSteps);
     if (row.detail.contains("links")) {
       const auto& links = row.detail["links"];
       out += "  busiest links (bytes / (bandwidth x makespan)):\n";
@@ -66,8 +63,9 @@ std::string flows_table(const Evaluation& e) {
                            links[i]["flows"].get<int>(), links[i]["flows"].get<int>() == 1 ? "" : "s",
                            support::format_quantity(links[i]["bandwidth"].get<double>(),
                                                     support::Dim::byte() / support::Dim::seconds()));
-      if (links.size() > kTableLinks)
-        out += fmt::format("    ... {} more links (see --format json)\n", links.size() - kTableLinks);
+      const size_t links_total = row.detail.value("links_total", links.size());
+      if (links_total > kTableLinks)
+        out += fmt::format("    ... {} more links (see --format json)\n", links_total - kTableLinks);
     }
   });
   return out;

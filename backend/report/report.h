@@ -1,5 +1,6 @@
 // report.h: writers that turn an Evaluation into the table or the JSON document users read.
 #pragma once
+#include <cstddef>
 #include <string>
 
 #include "backend/interp/interpreter.h"
@@ -10,6 +11,10 @@ namespace gpm::backend {
 std::string table_report(const Evaluation& evaluation);
 // The stable JSON contract documented in docs/output.md.
 std::string json_report(const Evaluation& evaluation);
+// What the table shows of each `flows` block: its first flows and steps and its busiest links (JSON has them all).
+inline constexpr size_t kTableFlows = 40;
+inline constexpr size_t kTableSteps = 40;
+inline constexpr size_t kTableLinks = 8;
 // Flows of congestion engines (flows_report.cpp): the table's per-flow and per-step lines (empty when the model has
 // no flows), and the top-level JSON "flows" array gathered from the operations' details (null when none).
 std::string flows_table(const Evaluation& evaluation);

@@ -17,8 +17,8 @@ namespace gpm::engines::congestion {
 
 namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
-// Flows listed in the JSON detail of one block; `gpmc eval --flows-out` writes them all.
-constexpr size_t kListedFlows = 10'000;
+// What run() lists (CongestionEngine::Listing); `gpmc eval --flows-out` writes every flow whatever it is.
+CongestionEngine::Listing g_listing;
 
 }
 
@@ -304,6 +304,8 @@ double CongestionEngine::time(std::span<const double> inputs) const {
   return sim.run(rank.data(), nullptr, nullptr);
 }
 
+void CongestionEngine::set_listing(const Listing& listing) { g_listing = listing; }
+
 ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
   ir::EngineResult r;
   Schedule s;
@@ -332,7 +334,7 @@ ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
   for (size_t f = 0; f < flows_.size(); ++f) {
     double bytes = sim.bytes(int(f));
     bytes_total += bytes;
-    bool listed = f < kListedFlows;
+    bool listed = f < g_listing.flows;
     nlohmann::ordered_json hops = nlohmann::ordered_json::array();
     for (int h = plan_.path_begin[f]; h < plan_.path_begin[f + 1]; ++h) {
       int k = plan_.hop_link[size_t(h)];
@@ -355,7 +357,7 @@ ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
                      {"end_s", s.end[f]}});
   }
   detail["flows"] = flows;
-  if (flows_.size() > kListedFlows) {
+  if (flows_.size() > g_listing.flows) {
     detail["flows_total"] = flows_.size();
     detail["flows_truncated"] = true;
   }
@@ -372,6 +374,10 @@ ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
     return utilisation[a] != utilisation[b] ? utilisation[a] > utilisation[b] : link_name(int(a)) < link_name(int(b));
   });
   nlohmann::ordered_json links = nlohmann::ordered_json::array();
+  if (order.size() > g_listing.links) {
+    detail["links_total"] = order.size();
+    order.resize(g_listing.links);
+  }
   for (size_t k : order)
     links.push_back({{"link", link_name(int(k))},
                      {"bandwidth", inputs[first_bw + k]},
@@ -382,7 +388,9 @@ ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
                      {"utilisation", utilisation[k]}});
   detail["links"] = links;
   nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+  if (s.steps.size() > g_listing.steps) detail["steps_total"] = s.steps.size();
   for (const auto& step : s.steps) {
+    if (steps.size() == g_listing.steps) break;
     nlohmann::ordered_json factors = nlohmann::ordered_json::array();
     for (const auto& [f, factor] : step.factors) factors.push_back({{"flow", flows_[size_t(f)].name}, {"factor", factor}});
     steps.push_back({{"start_s", step.start_s}, {"end_s", step.end_s}, {"factors", factors}});

@@ -54,6 +54,16 @@ class CongestionEngine : public ir::Engine {
                                                  const Routes& routes,
                                                  std::shared_ptr<const std::vector<std::string>> names);
 
+  // How much of a block `run` lists in its detail: by default every flow up to 10,000, every step and every link
+  // (a JSON report). A command that writes only the table (gpmc eval's default) sets the table's counts before
+  // evaluating, and the detail then lists those and says how many there are (`flows_total`, `steps_total`,
+  // `links_total`): building JSON for thousands of flows the table never shows cost a 4,032-flow block two thirds of
+  // its evaluation. Process-wide, set before any evaluation and read only after.
+  struct Listing {
+    size_t flows = 10'000, steps = SIZE_MAX, links = SIZE_MAX;
+  };
+  static void set_listing(const Listing& listing);
+
   std::string name() const override { return "congestion"; }
   double time(std::span<const double> inputs) const override;
   ir::EngineResult run(std::span<const double> inputs) const override;

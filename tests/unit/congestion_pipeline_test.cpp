@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "backend/interp/interpreter.h"
+#include "backend/report/report.h"
 #include "driver/pipeline.h"
 #include "engines/congestion/engine.h"
 #include <fmt/format.h>
@@ -212,4 +213,43 @@ TEST_CASE("congestion pipeline: the 2D halo search split into ranges and summari
   CHECK(split.slowest_index == whole.slowest_index);
   CHECK(split.fastest_order == whole.fastest_order);
   CHECK(split.makespans == whole.makespans);
+}
+
+TEST_CASE("congestion pipeline: a table's listing builds the same table from the first flows, steps and links only") {
+  // 90 flows of different sizes around a star of 12 hosts: more steps, flows and directed links (24) than a table
+  // shows.
+  std::string app = "app around {\n  flows {\n";
+  for (int k = 0; k < 90; ++k)
+    app += fmt::format("    h[{}] -> h[{}] {} kB\n", k % 12, (k % 12 + 1 + k / 12) % 12 == k % 12 ? (k + 1) % 12 : (k % 12 + 1 + k / 12) % 12,
+                       (k + 1) * (k + 7));
+  app += "  }\n}\n";
+  test::TempFile machine("congestion_pipeline_test", "star.gpm",
+                         "machine star {\n  arbitration maxmin\n  node {\n    cpu h[12]\n    switch s\n"
+                         "    link s <-> h[*] { bw = 10 GB/s }\n  }\n}\n");
+  test::TempFile app_file("congestion_pipeline_test", "app.gpm", app);
+  auto evaluate = [&]() {
+    auto c = std::make_unique<Compiled>();
+    c->compiled = c->session.compile(machine.path.string(), app_file.path.string(), {});
+    REQUIRE_MESSAGE(c->compiled, c->messages());
+    REQUIRE_MESSAGE(c->session.evaluate(*c->compiled, c->result), c->messages());
+    return c;
+  };
+  auto whole = evaluate();
+  engines::congestion::CongestionEngine::set_listing({backend::kTableFlows, backend::kTableSteps, backend::kTableLinks});
+  auto listed = evaluate();
+  engines::congestion::CongestionEngine::set_listing({});
+  const auto& full = whole->result.phases[0].rows[0].detail;
+  const auto& brief = listed->result.phases[0].rows[0].detail;
+  REQUIRE(full["steps"].size() > backend::kTableSteps);
+  REQUIRE(full["links"].size() > backend::kTableLinks);
+  CHECK(full["flows"].size() == 90);
+  REQUIRE(brief["steps"].size() == backend::kTableSteps);
+  CHECK(brief["steps_total"].get<size_t>() == full["steps"].size());
+  CHECK(brief["links"].size() == backend::kTableLinks);
+  CHECK(brief["links_total"].get<size_t>() == full["links"].size());
+  CHECK(brief["flows"].size() == backend::kTableFlows);
+  CHECK(brief["flows_total"].get<size_t>() == 90);
+  for (size_t i = 0; i < backend::kTableSteps; ++i) CHECK(brief["steps"][i] == full["steps"][i]);
+  CHECK(backend::table_report(listed->result) == backend::table_report(whole->result));
+  CHECK(backend::table_report(whole->result).find("more steps (see --format json)") != std::string::npos);
 }

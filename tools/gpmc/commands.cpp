@@ -12,6 +12,7 @@
 
 #include "backend/jit/jit.h"
 #include "backend/report/report.h"
+#include "engines/congestion/engine.h"
 #include "frontend/ast_printer.h"
 #include "ir/printer.h"
 #include "support/sha256.h"
@@ -154,6 +155,9 @@ int run_eval(const CommonOptions& common, const EvalOptions& options) {
   if (!parse_settings(options.sets, settings, session.diags())) return fail(session);
   auto compiled = session.compile(options.machine, options.app, settings);
   if (!compiled) return fail(session);
+  // A table shows a few flows, steps and links of each `flows` block: the engines list no more.
+  if (options.format == "table")
+    engines::congestion::CongestionEngine::set_listing({backend::kTableFlows, backend::kTableSteps, backend::kTableLinks});
   backend::Evaluation evaluation;
   bool ok = options.backend == "jit"
                 ? backend::jit::evaluate(compiled->module, compiled->bound, session.diags(), evaluation)
