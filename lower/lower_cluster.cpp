@@ -136,7 +136,30 @@ bool Lowerer::lower_cluster(const MachineDecl& machine) {
   const size_t first_leaf = add_switches("leaf", leaves), first_spine = add_switches("spine", spine_count),
                first_core = add_switches("core", cores ? *cores : 0), first_router = add_switches("router", routers);
   index_paths();
-  for (int64_t i = 0; i < *nodes; ++i) add_links(items, fmt::format("node[{}].", i));
+  // Node 0's links; the others' are its links moved by the node's first component, when node 0's join its own
+  // components only and were made without a diagnostic (the same declarations give the same values, whose checks
+  // are made once, for node 0). Otherwise each node's links are made from the declarations, as node 0's were.
+  const size_t first_link = m_.topology.links.size(), errors = diags_.error_count();
+  add_links(items, "node[0].");
+  const size_t node_links = m_.topology.links.size() - first_link;
+  bool copy = diags_.error_count() == errors;
+  for (size_t k = first_link; k < m_.topology.links.size() && copy; ++k) {
+    const Link& l = m_.topology.links[k];
+    copy = size_t(l.a) < node_begin[1] && size_t(l.b) < node_begin[1];
+  }
+  for (int64_t i = 1; i < *nodes; ++i) {
+    if (!copy) {
+      add_links(items, fmt::format("node[{}].", i));
+      continue;
+    }
+    const int offset = int(node_begin[size_t(i)] - node_begin[0]);
+    for (size_t k = 0; k < node_links; ++k) {
+      Link l = m_.topology.links[first_link + k];
+      l.a += offset;
+      l.b += offset;
+      m_.topology.links.push_back(l);
+    }
+  }
 
   // The network's links: bandwidth and latency per direction, the same both ways.
   const Attr* bw_attr = attr_named(section.attrs, "link_bw");
