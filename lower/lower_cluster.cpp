@@ -86,7 +86,9 @@ bool Lowerer::lower_cluster(const MachineDecl& machine) {
 
   // Node 0 first: its components and links say how large the whole cluster will be.
   std::vector<size_t> node_begin = {0};
+  const size_t component_errors = diags_.error_count();
   add_components(items, "node[0].");
+  const bool copy_components = diags_.error_count() == component_errors;
   node_begin.push_back(m_.topology.components.size());
   int64_t per_node = int64_t(node_begin[1]), nics = 0;
   for (size_t c = 0; c < node_begin[1]; ++c) nics += m_.topology.components[c].kind == "nic";
@@ -122,8 +124,20 @@ bool Lowerer::lower_cluster(const MachineDecl& machine) {
                              components, links, kMaxComponents, kMaxClusterLinks));
     return false;
   }
+  // The other nodes' components are node 0's under their own path (the same declarations give the same values,
+  // whose checks are made once, for node 0); made from the declarations when node 0's were reported.
+  const std::string first_prefix = "node[0].";
   for (int64_t i = 1; i < *nodes; ++i) {
-    add_components(items, fmt::format("node[{}].", i));
+    if (copy_components) {
+      const std::string prefix = fmt::format("node[{}].", i);
+      for (size_t c = 0; c < node_begin[1]; ++c) {
+        ir::Component copy = m_.topology.components[c];
+        copy.path = prefix + copy.path.substr(first_prefix.size());
+        m_.topology.components.push_back(std::move(copy));
+      }
+    } else {
+      add_components(items, fmt::format("node[{}].", i));
+    }
     node_begin.push_back(m_.topology.components.size());
   }
   SourceRange where = section.range;
