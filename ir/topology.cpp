@@ -95,24 +95,34 @@ std::optional<std::vector<Hop>> Router::route(int from, int to, const std::strin
     globals_.assign(n, 0);
   }
   int depth = dist_[size_t(to)];
-  std::vector<std::vector<int>> layer(size_t(depth) + 1);
-  std::vector<int> touched = {to};
+  // The useful components by layer, walked back from `to`, in one list: layer d (d links from `from`) is
+  // touched[layer_begin[d] .. layer_end(d)), the deepest layer first.
+  // (Scratch lists kept between routes, per thread: a route then allocates only the path it returns.)
+  static thread_local std::vector<int> touched;
+  static thread_local std::vector<size_t> layer_begin;
+  touched.assign(1, to);
+  layer_begin.assign(size_t(depth) + 1, 0);
   useful_[size_t(to)] = 1;
-  layer[size_t(depth)].push_back(to);
-  for (int d = depth; d > 0; --d)
-    for (int v : layer[size_t(d)])
+  for (int d = depth; d > 0; --d) {
+    const size_t begin = layer_begin[size_t(d)], end = touched.size();
+    layer_begin[size_t(d - 1)] = end;
+    for (size_t i = begin; i < end; ++i) {
+      int v = touched[i];
       for (const Hop& hop : in_[size_t(v)]) {
         if (!on_dag(hop, v)) continue;
         int u = near_end(t_.links[size_t(hop.link)], hop.direction);
         if (useful_[size_t(u)]) continue;
         useful_[size_t(u)] = 1;
         touched.push_back(u);
-        layer[size_t(d - 1)].push_back(u);
       }
+    }
+  }
+  auto layer_end = [&](int d) { return d > 0 ? layer_begin[size_t(d - 1)] : touched.size(); };
   // Costs are asked only where there is a choice: some component on the way has two routes in.
   bool choice = false;
   for (int d = 1; d <= depth && !choice; ++d)
-    for (int v : layer[size_t(d)]) {
+    for (size_t i = layer_begin[size_t(d)]; i < layer_end(d); ++i) {
+      int v = touched[i];
       int in = 0;
       for (const Hop& hop : in_[size_t(v)])
         if (on_dag(hop, v) && useful_[size_t(near_end(t_.links[size_t(hop.link)], hop.direction))]) ++in;
@@ -124,14 +134,13 @@ std::optional<std::vector<Hop>> Router::route(int from, int to, const std::strin
   latency_[size_t(from)] = 0;
   bandwidth_[size_t(from)] = INFINITY;
   globals_[size_t(from)] = 0;
-  auto chain = [&](int v) {  // the components of v's best route, from `from` to v
-    std::vector<int> out = {v};
+  auto chain = [&](int v, std::vector<int>& out) {  // the components of v's best route, from `from` to v
+    out.assign(1, v);
     while (v != from) {
       v = near_end(t_.links[size_t(best_[size_t(v)].link)], best_[size_t(v)].direction);
       out.push_back(v);
     }
     std::reverse(out.begin(), out.end());
-    return out;
   };
   // Equal routes spread by destination (d-mod-k): where several ways into a component are equally good, the one
   // taken is number (the destination's rank among components of its kind) mod (how many), in component order.
@@ -142,9 +151,12 @@ std::optional<std::vector<Hop>> Router::route(int from, int to, const std::strin
     int globals;  // a dragonfly's global links on the way: the fewest win before latency and bandwidth
     double lat, bw;
   };
-  std::vector<Way> ways, tied;
+  static thread_local std::vector<Way> ways, tied;
+  static thread_local std::vector<std::vector<int>> chains;  // per tied way: chain(way.u), computed once per choice
+  static thread_local std::vector<size_t> order;
   for (int d = 1; d <= depth; ++d)
-    for (int v : layer[size_t(d)]) {
+    for (size_t i = layer_begin[size_t(d)]; i < layer_end(d); ++i) {
+      int v = touched[i];
       ways.clear();
       for (const Hop& hop : in_[size_t(v)]) {
         if (!on_dag(hop, v)) continue;
@@ -171,12 +183,21 @@ std::optional<std::vector<Hop>> Router::route(int from, int to, const std::strin
       tied.clear();
       for (const Way& w : ways)
         if (same(w.lat, best_lat) && same(w.bw, best_bw)) tied.push_back(w);
-      if (tied.size() > 1)
-        std::sort(tied.begin(), tied.end(), [&](const Way& a, const Way& b) {
-          if (a.u != b.u) return chain(a.u) < chain(b.u);
-          return a.hop.link < b.hop.link;
+      size_t picked = size_t(rank_[size_t(to)]) % tied.size();
+      if (tied.size() > 1) {
+        if (chains.size() < tied.size()) chains.resize(tied.size());
+        order.resize(tied.size());
+        for (size_t k = 0; k < tied.size(); ++k) {
+          chain(tied[k].u, chains[k]);
+          order[k] = k;
+        }
+        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+          if (tied[a].u != tied[b].u) return chains[a] < chains[b];
+          return tied[a].hop.link < tied[b].hop.link;
         });
-      const Way& pick = tied[size_t(rank_[size_t(to)]) % tied.size()];
+        picked = order[picked];
+      }
+      const Way& pick = tied[picked];
       best_[size_t(v)] = pick.hop;
       latency_[size_t(v)] = pick.lat;
       bandwidth_[size_t(v)] = pick.bw;

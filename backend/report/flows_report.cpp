@@ -41,10 +41,15 @@ std::string flows_table(const Evaluation& e) {
     const auto& steps = row.detail["steps"];
     out += "  steps (congestion factor of each active flow):\n";
     for (size_t i = 0; i < steps.size() && i < kTableSteps; ++i) {
+      // The first flows' factors, as many as the flows listed above; a step of more says how many more.
       std::string factors;
-      for (const auto& f : steps[i]["factors"])
-        factors += fmt::format("{}{} {:.4g}", factors.empty() ? "" : ", ", f["flow"].get<std::string>(),
-                               f["factor"].get<double>());
+      const auto& listed = steps[i]["factors"];
+      const size_t shown = std::min(listed.size(), kTableFlows);
+      for (size_t k = 0; k < shown; ++k)
+        factors += fmt::format("{}{} {:.4g}", k == 0 ? "" : ", ", listed[k]["flow"].get<std::string>(),
+                               listed[k]["factor"].get<double>());
+      const size_t factors_total = steps[i].value("factors_total", listed.size());
+      if (factors_total > shown) factors += fmt::format(", ... {} more", factors_total - shown);
       out += fmt::format("    {} .. {}: {}\n", format_seconds(steps[i]["start_s"].get<double>()),
                          format_seconds(steps[i]["end_s"].get<double>()), factors);
     }

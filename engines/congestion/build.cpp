@@ -244,8 +244,10 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
 
 std::string CongestionEngine::route_text(int f) const {
   std::string out = component_name(flows_[size_t(f)].src);
-  for (int h = plan_.path_begin[size_t(f)]; h < plan_.path_begin[size_t(f) + 1]; ++h)
-    out += " -> " + component_name(link_far_end_[size_t(plan_.hop_link[size_t(h)])]);
+  for (int h = plan_.path_begin[size_t(f)]; h < plan_.path_begin[size_t(f) + 1]; ++h) {
+    out += " -> ";
+    out += component_name(link_far_end_[size_t(plan_.hop_link[size_t(h)])]);
+  }
   return out;
 }
 

@@ -392,8 +392,13 @@ ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
   for (const auto& step : s.steps) {
     if (steps.size() == g_listing.steps) break;
     nlohmann::ordered_json factors = nlohmann::ordered_json::array();
-    for (const auto& [f, factor] : step.factors) factors.push_back({{"flow", flows_[size_t(f)].name}, {"factor", factor}});
-    steps.push_back({{"start_s", step.start_s}, {"end_s", step.end_s}, {"factors", factors}});
+    for (const auto& [f, factor] : step.factors) {
+      if (factors.size() == g_listing.factors) break;
+      factors.push_back({{"flow", flows_[size_t(f)].name}, {"factor", factor}});
+    }
+    nlohmann::ordered_json entry = {{"start_s", step.start_s}, {"end_s", step.end_s}, {"factors", std::move(factors)}};
+    if (step.factors.size() > g_listing.factors) entry["factors_total"] = step.factors.size();
+    steps.push_back(std::move(entry));
   }
   detail["steps"] = steps;
   if (s.truncated)
@@ -408,9 +413,22 @@ ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
     std::string line;
     for (size_t f = 0; f < flows_.size(); ++f) {
       line.clear();
-      fmt::format_to(std::back_inserter(line), "{}{},{},{},{},{},{},{},{}\n", prefix, support::csv_field(flows_[f].name),
+      fmt::format_to(std::back_inserter(line), "{}{},{},{},{},{},{},{},", prefix, support::csv_field(flows_[f].name),
                      component_name(flows_[f].src), component_name(flows_[f].dst), (*sizes)[f],
-                     schedule->issued[f], schedule->start[f], schedule->end[f], support::csv_field(route_text(int(f))));
+                     schedule->issued[f], schedule->start[f], schedule->end[f]);
+      // The route (route_text) written in place, quoted only if a name needs it.
+      const size_t route_at = line.size();
+      line += component_name(flows_[f].src);
+      for (int h = plan_.path_begin[f]; h < plan_.path_begin[f + 1]; ++h) {
+        line += " -> ";
+        line += component_name(link_far_end_[size_t(plan_.hop_link[size_t(h)])]);
+      }
+      if (line.find_first_of(",\"\n\r", route_at) != std::string::npos) {
+        std::string route = line.substr(route_at);
+        line.resize(route_at);
+        line += support::csv_field(route);
+      }
+      line += '\n';
       out << line;
     }
   };

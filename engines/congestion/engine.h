@@ -59,8 +59,9 @@ class CongestionEngine : public ir::Engine {
   // evaluating, and the detail then lists those and says how many there are (`flows_total`, `steps_total`,
   // `links_total`): building JSON for thousands of flows the table never shows cost a 4,032-flow block two thirds of
   // its evaluation. Process-wide, set before any evaluation and read only after.
+  // `factors`: the factors listed per step (the step's first active flows; `factors_total` says how many it has).
   struct Listing {
-    size_t flows = 10'000, steps = SIZE_MAX, links = SIZE_MAX;
+    size_t flows = 10'000, steps = SIZE_MAX, links = SIZE_MAX, factors = SIZE_MAX;
   };
   static void set_listing(const Listing& listing);
 

@@ -157,7 +157,8 @@ int run_eval(const CommonOptions& common, const EvalOptions& options) {
   if (!compiled) return fail(session);
   // A table shows a few flows, steps and links of each `flows` block: the engines list no more.
   if (options.format == "table")
-    engines::congestion::CongestionEngine::set_listing({backend::kTableFlows, backend::kTableSteps, backend::kTableLinks});
+    engines::congestion::CongestionEngine::set_listing(
+        {backend::kTableFlows, backend::kTableSteps, backend::kTableLinks, backend::kTableFlows});
   backend::Evaluation evaluation;
   bool ok = options.backend == "jit"
                 ? backend::jit::evaluate(compiled->module, compiled->bound, session.diags(), evaluation)
