@@ -103,31 +103,26 @@ std::optional<std::vector<Hop>> Router::route(int from, int to, const std::strin
   touched.assign(1, to);
   layer_begin.assign(size_t(depth) + 1, 0);
   useful_[size_t(to)] = 1;
+  // Costs are asked only where there is a choice: some component on the way has two routes in (every hop of the
+  // DAG into a useful component comes from a useful one, so the count is taken here).
+  bool choice = false;
   for (int d = depth; d > 0; --d) {
     const size_t begin = layer_begin[size_t(d)], end = touched.size();
     layer_begin[size_t(d - 1)] = end;
     for (size_t i = begin; i < end; ++i) {
-      int v = touched[i];
+      int v = touched[i], in = 0;
       for (const Hop& hop : in_[size_t(v)]) {
         if (!on_dag(hop, v)) continue;
+        ++in;
         int u = near_end(t_.links[size_t(hop.link)], hop.direction);
         if (useful_[size_t(u)]) continue;
         useful_[size_t(u)] = 1;
         touched.push_back(u);
       }
+      choice = choice || in > 1;
     }
   }
   auto layer_end = [&](int d) { return d > 0 ? layer_begin[size_t(d - 1)] : touched.size(); };
-  // Costs are asked only where there is a choice: some component on the way has two routes in.
-  bool choice = false;
-  for (int d = 1; d <= depth && !choice; ++d)
-    for (size_t i = layer_begin[size_t(d)]; i < layer_end(d); ++i) {
-      int v = touched[i];
-      int in = 0;
-      for (const Hop& hop : in_[size_t(v)])
-        if (on_dag(hop, v) && useful_[size_t(near_end(t_.links[size_t(hop.link)], hop.direction))]) ++in;
-      choice = choice || in > 1;
-    }
   bool costed = cost_ && choice;
   // 2-4. The best route to each useful component, layer by layer (a component's best depends only on the layer
   // before it).

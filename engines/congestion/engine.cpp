@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <memory>
 #include <limits>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
 #include "engines/congestion/simulator.h"
@@ -410,12 +413,40 @@ ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
   auto sizes = std::make_shared<std::vector<double>>(flows_.size());
   for (size_t f = 0; f < flows_.size(); ++f) (*sizes)[f] = sim.bytes(int(f));
   r.write_flows = [this, schedule, sizes](std::ostream& out, const std::string& prefix) {
+    // Each number as fmt's shortest form; a column's text is kept while its value repeats (flows of one size,
+    // issued together, ending together), so repeated values are formatted once.
+    struct Column {
+      uint64_t bits = 0;
+      bool set = false;
+      std::string text;
+      void put(std::string& line, double value) {
+        uint64_t b;
+        std::memcpy(&b, &value, sizeof b);
+        if (!set || b != bits) {
+          text.clear();
+          fmt::format_to(std::back_inserter(text), FMT_COMPILE("{}"), value);
+          bits = b;
+          set = true;
+        }
+        line += text;
+        line += ',';
+      }
+    };
+    Column bytes, issued, start, end;
     std::string line;
     for (size_t f = 0; f < flows_.size(); ++f) {
       line.clear();
-      fmt::format_to(std::back_inserter(line), "{}{},{},{},{},{},{},{},", prefix, support::csv_field(flows_[f].name),
-                     component_name(flows_[f].src), component_name(flows_[f].dst), (*sizes)[f],
-                     schedule->issued[f], schedule->start[f], schedule->end[f]);
+      line += prefix;
+      line += support::csv_field(flows_[f].name);
+      line += ',';
+      line += component_name(flows_[f].src);
+      line += ',';
+      line += component_name(flows_[f].dst);
+      line += ',';
+      bytes.put(line, (*sizes)[f]);
+      issued.put(line, schedule->issued[f]);
+      start.put(line, schedule->start[f]);
+      end.put(line, schedule->end[f]);
       // The route (route_text) written in place, quoted only if a name needs it.
       const size_t route_at = line.size();
       line += component_name(flows_[f].src);
@@ -423,7 +454,7 @@ ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
         line += " -> ";
         line += component_name(link_far_end_[size_t(plan_.hop_link[size_t(h)])]);
       }
-      if (line.find_first_of(",\"\n\r", route_at) != std::string::npos) {
+      if (support::csv_needs_quotes(std::string_view(line).substr(route_at))) {
         std::string route = line.substr(route_at);
         line.resize(route_at);
         line += support::csv_field(route);
