@@ -3,7 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <string_view>
+#include <unordered_map>
 
 namespace gpm::ir {
 
@@ -14,29 +15,48 @@ bool same(double a, double b) { return a == b || std::fabs(a - b) <= 1e-12 * std
 }  // namespace
 
 Router::Router(const Topology& t, LinkCostFn cost) : t_(t), cost_(std::move(cost)) {
-  out_.resize(t.components.size());
-  in_.resize(t.components.size());
-  for (size_t i = 0; i < t.links.size(); ++i) {
-    const Link& l = t.links[i];
-    out_[size_t(l.a)].push_back({int(i), 0});
-    in_[size_t(l.b)].push_back({int(i), 0});
+  // Adjacency in two passes (count, then fill), each component's hops in link order as they were pushed before.
+  const size_t n = t.components.size();
+  out_begin_.assign(n + 1, 0);
+  in_begin_.assign(n + 1, 0);
+  for (const Link& l : t.links) {
+    ++out_begin_[size_t(l.a) + 1];
+    ++in_begin_[size_t(l.b) + 1];
     if (l.bidirectional) {
-      out_[size_t(l.b)].push_back({int(i), 1});
-      in_[size_t(l.a)].push_back({int(i), 1});
+      ++out_begin_[size_t(l.b) + 1];
+      ++in_begin_[size_t(l.a) + 1];
     }
   }
-  costs_.assign(t.links.size(), std::vector<LinkCost>(2));
-  std::map<std::string, int> seen;
+  for (size_t c = 0; c < n; ++c) {
+    out_begin_[c + 1] += out_begin_[c];
+    in_begin_[c + 1] += in_begin_[c];
+  }
+  out_hops_.resize(size_t(out_begin_[n]));
+  in_hops_.resize(size_t(in_begin_[n]));
+  std::vector<int> out_fill(out_begin_.begin(), out_begin_.end() - 1), in_fill(in_begin_.begin(), in_begin_.end() - 1);
+  for (size_t i = 0; i < t.links.size(); ++i) {
+    const Link& l = t.links[i];
+    out_hops_[size_t(out_fill[size_t(l.a)]++)] = {int(i), 0};
+    in_hops_[size_t(in_fill[size_t(l.b)]++)] = {int(i), 0};
+    if (l.bidirectional) {
+      out_hops_[size_t(out_fill[size_t(l.b)]++)] = {int(i), 1};
+      in_hops_[size_t(in_fill[size_t(l.a)]++)] = {int(i), 1};
+    }
+  }
+  costs_.resize(2 * t.links.size());
+  costed_.assign(2 * t.links.size(), 0);
+  std::unordered_map<std::string_view, int> seen;
+  rank_.reserve(n);
   for (const Component& c : t.components) rank_.push_back(seen[c.kind]++);
-  costed_.assign(t.links.size(), std::vector<bool>(2, false));
 }
 
 const LinkCost& Router::cost_of(const Hop& hop) {
-  if (!costed_[size_t(hop.link)][size_t(hop.direction)]) {
-    costs_[size_t(hop.link)][size_t(hop.direction)] = cost_(hop.link, hop.direction);
-    costed_[size_t(hop.link)][size_t(hop.direction)] = true;
+  const size_t k = 2 * size_t(hop.link) + size_t(hop.direction);
+  if (!costed_[k]) {
+    costs_[k] = cost_(hop.link, hop.direction);
+    costed_[k] = 1;
   }
-  return costs_[size_t(hop.link)][size_t(hop.direction)];
+  return costs_[k];
 }
 
 // Breadth-first distances from `from` over every component (GPUs of `no_transit_kind` are reached but not passed
@@ -65,7 +85,7 @@ void Router::reach(int to) {
   while (head_ < queue_.size() && (dist_[size_t(to)] < 0 || dist_[size_t(queue_[head_])] < dist_[size_t(to)])) {
     int at = queue_[head_++];
     if (!transit(at)) continue;
-    for (const Hop& hop : out_[size_t(at)]) {
+    for (const Hop& hop : out_of(at)) {
       int next = far_end(t_.links[size_t(hop.link)], hop.direction);
       if (dist_[size_t(next)] >= 0) continue;
       dist_[size_t(next)] = dist_[size_t(at)] + 1;
@@ -111,7 +131,7 @@ std::optional<std::vector<Hop>> Router::route(int from, int to, const std::strin
     layer_begin[size_t(d - 1)] = end;
     for (size_t i = begin; i < end; ++i) {
       int v = touched[i], in = 0;
-      for (const Hop& hop : in_[size_t(v)]) {
+      for (const Hop& hop : in_of(v)) {
         if (!on_dag(hop, v)) continue;
         ++in;
         int u = near_end(t_.links[size_t(hop.link)], hop.direction);
@@ -153,7 +173,7 @@ std::optional<std::vector<Hop>> Router::route(int from, int to, const std::strin
     for (size_t i = layer_begin[size_t(d)]; i < layer_end(d); ++i) {
       int v = touched[i];
       ways.clear();
-      for (const Hop& hop : in_[size_t(v)]) {
+      for (const Hop& hop : in_of(v)) {
         if (!on_dag(hop, v)) continue;
         int u = near_end(t_.links[size_t(hop.link)], hop.direction);
         if (!useful_[size_t(u)]) continue;

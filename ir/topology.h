@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -47,11 +48,19 @@ class Router {
   void layers_from(int from, const std::string& no_transit_kind);
   void reach(int to);  // goes on with the breadth-first search until `to`'s layer and every layer before it are final
   bool transit(int at) const { return at == bfs_from_ || !blocked_[size_t(at)]; }
+  // The directed hops leaving and entering component c: out_hops_[out_begin_[c] .. out_begin_[c + 1]), likewise in.
+  std::span<const Hop> out_of(int c) const {
+    return {out_hops_.data() + out_begin_[size_t(c)], size_t(out_begin_[size_t(c) + 1] - out_begin_[size_t(c)])};
+  }
+  std::span<const Hop> in_of(int c) const {
+    return {in_hops_.data() + in_begin_[size_t(c)], size_t(in_begin_[size_t(c) + 1] - in_begin_[size_t(c)])};
+  }
   const Topology& t_;
   LinkCostFn cost_;
-  std::vector<std::vector<Hop>> out_, in_;  // directed hops leaving and entering each component
-  std::vector<std::vector<LinkCost>> costs_;  // per link and direction, filled on demand
-  std::vector<std::vector<bool>> costed_;
+  std::vector<Hop> out_hops_, in_hops_;
+  std::vector<int> out_begin_, in_begin_;
+  std::vector<LinkCost> costs_;   // per link and direction (2 link + direction), filled on demand
+  std::vector<uint8_t> costed_;
   std::vector<int> rank_;  // each component's rank among the components of its kind
   // The breadth-first search from the last source routed from (and the kind it may not pass through), carried only
   // as far as the routes asked so far needed: the distances found, the queue of components still to expand.
