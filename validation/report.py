@@ -33,6 +33,8 @@ DATASETS = [
      "validation/bidir_pinned.gpm", "validation/h200_node/bidir_pinned.csv", []),
     ("H100 SXM (measured here), pinned h2d and d2h at once", "machines/h100_node.gpm",
      "validation/bidir_pinned.gpm", "validation/h100_node/bidir_pinned.csv", []),
+    ("H100 SXM (measured here), offload over 1-64 streams, calibrated machine", "machines/h100_node_measured.gpm",
+     "validation/offload_streams.gpm", "validation/h100_node/offload_streams.csv", []),
     ("RTX 4090, P2P writes, 40 MB, peer access on", "machines/rtx4090_8x.gpm", "validation/rtx4090_8x/p2p.gpm",
      "validation/rtx4090_8x/p2p_unidirectional.csv", []),
     ("RTX 4090, P2P writes, 16 B, peer access on", "machines/rtx4090_8x.gpm", "validation/rtx4090_8x/p2p.gpm",
@@ -149,7 +151,7 @@ def main():
         points = doc["points"]
         cells = []
         for _, member in CLASSES:
-            chosen = [p for p in points if member(p["params"]["bytes"])]
+            chosen = [p for p in points if "bytes" in p["params"] and member(p["params"]["bytes"])]
             cells.append("%.1f%% / %.1f%% (%d)" % (metrics(chosen) + (len(chosen),)) if chosen else "—")
         command = f"`gpmc validate {machine} {app} --measured {' '.join([measured] + extra)}`"
         print(f"| {title} | {command} | {len(points)} | {100 * doc['mape']:.1f}% | {100 * doc['wmape']:.1f}% | "
@@ -175,11 +177,14 @@ def main():
                 print(f"| {p['line']} | {params} | {seconds(p['measured_s'])} | {seconds(p['predicted_s'])} | "
                       f"{100 * p['error']:+.1f}% | {p['chosen']} |")
             continue
-        print(f"\n{title}: a few points (line of the CSV, parameters, measured, predicted, error)\n")
+        # Datasets by size: a few points across the sizes; others (no `bytes`): every point.
+        by_size = all("bytes" in p["params"] for p in points)
+        print(f"\n{title}: {'a few points' if by_size else 'every point'} (line of the CSV, parameters, measured, "
+              "predicted, error)\n")
         print("| line | parameters | measured | predicted | error |")
         print("|---:|---|---:|---:|---:|")
-        step = max(1, len(points) // 6)
-        for p in points[::step][:7]:
+        step = max(1, len(points) // 6) if by_size else 1
+        for p in (points[::step][:7] if by_size else points):
             params = ", ".join(f"{k} = {int(v) if float(v).is_integer() else v}" for k, v in p["params"].items())
             print(f"| {p['line']} | {params} | {seconds(p['measured_s'])} | {seconds(p['predicted_s'])} | "
                   f"{100 * p['error']:+.1f}% |")

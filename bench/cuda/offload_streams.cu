@@ -1,0 +1,127 @@
+// offload_streams.cu: van Werkhoven et al.'s streams strategy measured on one GPU: n floats copied in, a kernel of
+// `k` dependent FMAs per element, n floats copied out, split over S streams (1 = the explicit strategy) and issued
+// breadth first (every h2d copy, then every kernel, then every d2h copy), as gpmc's offload engine issues them.
+// Also each stage alone over the whole data. Prints CSV; docs/validation.md reports it against the calibrated model.
+// Build and run where nvcc and a GPU exist: nvcc -O2 -std=c++17 bench/cuda/offload_streams.cu -o offload && ./offload
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+#define CHECK(call)                                                                         \
+  do {                                                                                      \
+    cudaError_t status_ = (call);                                                           \
+    if (status_ != cudaSuccess) {                                                           \
+      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(status_)); \
+      std::exit(1);                                                                         \
+    }                                                                                       \
+  } while (0)
+
+// k dependent FMAs on each element: 2 k flops, 4 bytes read and 4 written.
+__global__ void work(const float* in, float* out, size_t n, int k) {
+  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float x = in[i];
+  for (int j = 0; j < k; ++j) x = fmaf(x, 0.999999f, 1e-7f);
+  out[i] = x;
+}
+
+struct Timing {
+  double median, min, max;
+};
+
+// Times `launch` with CUDA events: every stream starts after an event on stream 0 and stream 0 waits for them all.
+static Timing time_it(const std::vector<cudaStream_t>& streams, int reps, const std::function<void()>& launch) {
+  cudaEvent_t start, stop;
+  CHECK(cudaEventCreate(&start));
+  CHECK(cudaEventCreate(&stop));
+  std::vector<cudaEvent_t> done(streams.size());
+  for (auto& ev : done) CHECK(cudaEventCreate(&ev));
+  std::vector<double> t;
+  for (int r = -3; r < reps; ++r) {
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaEventRecord(start, streams[0]));
+    for (size_t i = 1; i < streams.size(); ++i) CHECK(cudaStreamWaitEvent(streams[i], start, 0));
+    launch();
+    for (size_t i = 1; i < streams.size(); ++i) {
+      CHECK(cudaEventRecord(done[i], streams[i]));
+      CHECK(cudaStreamWaitEvent(streams[0], done[i], 0));
+    }
+    CHECK(cudaEventRecord(stop, streams[0]));
+    CHECK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CHECK(cudaEventElapsedTime(&ms, start, stop));
+    if (r >= 0) t.push_back(ms * 1e-3);
+  }
+  for (auto& ev : done) CHECK(cudaEventDestroy(ev));
+  CHECK(cudaEventDestroy(start));
+  CHECK(cudaEventDestroy(stop));
+  std::sort(t.begin(), t.end());
+  return {t[t.size() / 2], t.front(), t.back()};
+}
+
+int main(int argc, char** argv) {
+  size_t n = size_t(64) << 20;  // floats
+  int k = 2048, reps = 10;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--floats")) n = std::strtoull(argv[i + 1], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--fmas")) k = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
+  }
+  const size_t bytes = n * sizeof(float);
+  cudaDeviceProp prop{};
+  CHECK(cudaGetDeviceProperties(&prop, 0));
+  int driver = 0;
+  CHECK(cudaDriverGetVersion(&driver));
+  float *host_in = nullptr, *host_out = nullptr, *dev_in = nullptr, *dev_out = nullptr;
+  CHECK(cudaMallocHost(&host_in, bytes));
+  CHECK(cudaMallocHost(&host_out, bytes));
+  CHECK(cudaMalloc(&dev_in, bytes));
+  CHECK(cudaMalloc(&dev_out, bytes));
+  for (size_t i = 0; i < n; ++i) host_in[i] = 1.0f;
+  const int block = 256;
+  std::vector<cudaStream_t> streams(64);
+  for (auto& s : streams) CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  std::printf("# gpu: %s\n# driver: %d\n# async_engine_count: %d\n# sms: %d\n", prop.name, driver,
+              prop.asyncEngineCount, prop.multiProcessorCount);
+  std::printf("# source: bench/cuda/offload_streams.cu, CUDA events, median of %d timed runs after 3 warm-up runs\n", reps);
+  std::printf("# floats: %zu\n# fmas_per_float: %d\n", n, k);
+  std::printf("case,streams,median_s,min_s,max_s\n");
+  std::vector<cudaStream_t> one{streams[0]};
+  auto row = [](const char* what, int s, Timing t) {
+    std::printf("%s,%d,%.6e,%.6e,%.6e\n", what, s, t.median, t.min, t.max);
+    std::fflush(stdout);
+  };
+  row("h2d_alone", 1, time_it(one, reps, [&] { CHECK(cudaMemcpyAsync(dev_in, host_in, bytes, cudaMemcpyHostToDevice, one[0])); }));
+  row("kernel_alone", 1, time_it(one, reps, [&] {
+        work<<<unsigned((n + block - 1) / block), block, 0, one[0]>>>(dev_in, dev_out, n, k);
+        CHECK(cudaGetLastError());
+      }));
+  row("d2h_alone", 1, time_it(one, reps, [&] { CHECK(cudaMemcpyAsync(host_out, dev_out, bytes, cudaMemcpyDeviceToHost, one[0])); }));
+  for (int s : {1, 2, 4, 8, 16, 32, 64}) {
+    std::vector<cudaStream_t> used(streams.begin(), streams.begin() + s);
+    const size_t chunk = n / size_t(s);  // n is a multiple of 64
+    row("streams", s, time_it(used, reps, [&] {
+          for (int i = 0; i < s; ++i)
+            CHECK(cudaMemcpyAsync(dev_in + i * chunk, host_in + i * chunk, chunk * sizeof(float), cudaMemcpyHostToDevice, used[size_t(i)]));
+          for (int i = 0; i < s; ++i) {
+            work<<<unsigned((chunk + block - 1) / block), block, 0, used[size_t(i)]>>>(dev_in + i * chunk, dev_out + i * chunk, chunk, k);
+            CHECK(cudaGetLastError());
+          }
+          for (int i = 0; i < s; ++i)
+            CHECK(cudaMemcpyAsync(host_out + i * chunk, dev_out + i * chunk, chunk * sizeof(float), cudaMemcpyDeviceToHost, used[size_t(i)]));
+        }));
+  }
+  // A check that the kernel ran: every output element is the same value.
+  CHECK(cudaDeviceSynchronize());
+  for (size_t i = 1; i < n; i += n / 7)
+    if (host_out[i] != host_out[0]) {
+      std::fprintf(stderr, "offload_streams: outputs differ at %zu\n", i);
+      return 1;
+    }
+  return 0;
+}

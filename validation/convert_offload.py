@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+# convert_offload.py: turns CSVs written by bench/cuda/offload_streams.cu into the measured CSV of `gpmc validate`
+# (streams,fmas,measured_s) for validation/offload_streams.gpm: every `streams` row (the whole offload over S streams,
+# issued breadth first), measured_s the median of the timed runs.
+# Usage: python3 validation/convert_offload.py OUT.csv RAW.csv [RAW.csv ...]
+import csv, sys
+
+
+def read(raw):
+    meta, body = {}, []
+    with open(raw) as f:
+        for line in f.read().splitlines():
+            if line.startswith("# ") and ":" in line and not body:
+                key, value = line[2:].split(":", 1)
+                meta[key.strip()] = value.strip()
+            elif not line.startswith("#"):
+                body.append(line)
+    for key in ("gpu", "source", "floats", "fmas_per_float"):
+        if key not in meta:
+            sys.exit(f"{raw}: no `# {key}:` line (bench/cuda/offload_streams.cu writes it)")
+    return meta, list(csv.DictReader(body))
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit("usage: convert_offload.py OUT.csv RAW.csv [RAW.csv ...]")
+    out_path, raws = sys.argv[1], sys.argv[2:]
+    rows, gpus, floats = [], set(), set()
+    for raw in raws:
+        meta, body = read(raw)
+        gpus.add(meta["gpu"])
+        floats.add(meta["floats"])
+        for r in body:
+            if r["case"] == "streams":
+                rows.append((int(r["streams"]), int(meta["fmas_per_float"]), float(r["median_s"])))
+    if len(floats) != 1:
+        sys.exit("convert_offload.py: the files differ in their number of floats")
+    with open(out_path, "w") as out:
+        out.write(f"# source: {', '.join(raws)} (bench/cuda/offload_streams.cu, CUDA events)\n")
+        out.write(f"# hardware: {', '.join(sorted(gpus))}\n")
+        out.write(f"# rows: {floats.pop()} floats copied in, `fmas` dependent FMAs per float, copied out, over `streams`"
+                  f" streams issued breadth first; {len(rows)} rows\n")
+        out.write("# conversion: measured_s = median_s of the `streams` rows\n")
+        out.write("streams,fmas,measured_s\n")
+        for s, k, t in rows:
+            out.write(f"{s},{k},{t:.6g}\n")
+    print(f"wrote {out_path} ({len(rows)} points)")
+
+
+if __name__ == "__main__":
+    main()
