@@ -33,8 +33,10 @@ DATASETS = [
      "validation/bidir_pinned.gpm", "validation/h200_node/bidir_pinned.csv", []),
     ("H100 SXM (measured here), pinned h2d and d2h at once", "machines/h100_node.gpm",
      "validation/bidir_pinned.gpm", "validation/h100_node/bidir_pinned.csv", []),
-    ("H100 SXM (measured here), offload over 1-64 streams, calibrated machine", "machines/h100_node_measured.gpm",
-     "validation/offload_streams.gpm", "validation/h100_node/offload_streams.csv", []),
+    ("H100 SXM (measured here), offloads (streams, implicit, hybrid), calibrated machine",
+     "machines/h100_node_measured.gpm", "validation/offload_streams.gpm", "validation/h100_node/offload_streams.csv", []),
+    ("H200 SXM (measured here), offloads (streams, implicit, hybrid), calibrated machine",
+     "machines/h200_node_measured.gpm", "validation/offload_streams.gpm", "validation/h200_node/offload_streams.csv", []),
     ("RTX 4090, P2P writes, 40 MB, peer access on", "machines/rtx4090_8x.gpm", "validation/rtx4090_8x/p2p.gpm",
      "validation/rtx4090_8x/p2p_unidirectional.csv", []),
     ("RTX 4090, P2P writes, 16 B, peer access on", "machines/rtx4090_8x.gpm", "validation/rtx4090_8x/p2p.gpm",
@@ -135,6 +137,11 @@ def metrics(points):
     return mape, wmape
 
 
+def number(v):
+    """A parameter's value as the report writes it: whole numbers without a point; words as they are."""
+    return int(v) if isinstance(v, (int, float)) and float(v).is_integer() else v
+
+
 def seconds(s):
     for unit, scale in (("s", 1), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
         if s >= scale:
@@ -173,7 +180,7 @@ def main():
             print("| line | parameters | measured | predicted | error | chosen |")
             print("|---:|---|---:|---:|---:|---|")
             for p in points:
-                params = ", ".join(f"{k} = {int(v) if float(v).is_integer() else v}" for k, v in p["params"].items())
+                params = ", ".join(f"{k} = {number(v)}" for k, v in p["params"].items())
                 print(f"| {p['line']} | {params} | {seconds(p['measured_s'])} | {seconds(p['predicted_s'])} | "
                       f"{100 * p['error']:+.1f}% | {p['chosen']} |")
             continue
@@ -185,7 +192,7 @@ def main():
         print("|---:|---|---:|---:|---:|")
         step = max(1, len(points) // 6) if by_size else 1
         for p in (points[::step][:7] if by_size else points):
-            params = ", ".join(f"{k} = {int(v) if float(v).is_integer() else v}" for k, v in p["params"].items())
+            params = ", ".join(f"{k} = {number(v)}" for k, v in p["params"].items())
             print(f"| {p['line']} | {params} | {seconds(p['measured_s'])} | {seconds(p['predicted_s'])} | "
                   f"{100 * p['error']:+.1f}% |")
 

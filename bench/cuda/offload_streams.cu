@@ -1,7 +1,8 @@
 // offload_streams.cu: van Werkhoven et al.'s streams strategy measured on one GPU: n floats copied in, a kernel of
 // `k` dependent FMAs per element, n floats copied out, split over S streams (1 = the explicit strategy) and issued
 // breadth first (every h2d copy, then every kernel, then every d2h copy), as gpmc's offload engine issues them.
-// Also each stage alone over the whole data. Prints CSV; docs/validation.md reports it against the calibrated model.
+// Also each stage alone over the whole data, the implicit strategy (the kernel on mapped host memory) and the hybrid
+// one (copies in, output written to mapped host memory). Prints CSV; docs/validation.md reports it.
 // Build and run where nvcc and a GPU exist: nvcc -O2 -std=c++17 bench/cuda/offload_streams.cu -o offload && ./offload
 #include <cuda_runtime.h>
 
@@ -114,6 +115,25 @@ int main(int argc, char** argv) {
           }
           for (int i = 0; i < s; ++i)
             CHECK(cudaMemcpyAsync(host_out + i * chunk, dev_out + i * chunk, chunk * sizeof(float), cudaMemcpyDeviceToHost, used[size_t(i)]));
+        }));
+  }
+  // The implicit strategy: the kernel reads and writes host memory through the mapping of the pinned buffers
+  // (unified addressing: the host pointers are valid on the device); no copy.
+  row("implicit", 1, time_it(one, reps, [&] {
+        work<<<unsigned((n + block - 1) / block), block, 0, one[0]>>>(host_in, host_out, n, k);
+        CHECK(cudaGetLastError());
+      }));
+  // The hybrid strategy: each stream copies its input in and its kernel writes its output to host memory directly.
+  for (int s : {1, 2, 4, 8, 16, 32, 64}) {
+    std::vector<cudaStream_t> used(streams.begin(), streams.begin() + s);
+    const size_t chunk = n / size_t(s);
+    row("hybrid", s, time_it(used, reps, [&] {
+          for (int i = 0; i < s; ++i)
+            CHECK(cudaMemcpyAsync(dev_in + i * chunk, host_in + i * chunk, chunk * sizeof(float), cudaMemcpyHostToDevice, used[size_t(i)]));
+          for (int i = 0; i < s; ++i) {
+            work<<<unsigned((chunk + block - 1) / block), block, 0, used[size_t(i)]>>>(dev_in + i * chunk, host_out + i * chunk, chunk, k);
+            CHECK(cudaGetLastError());
+          }
         }));
   }
   // A check that the kernel ran: every output element is the same value.
