@@ -17,4 +17,16 @@ for machine in machines/measured/*.gpm; do
   count=$((count + 1))
 done
 [ "$count" -ge 1 ] || { echo "FAIL: no machine under machines/measured/"; exit 1; }
+# A machine built on a calibrated one (machines/*_measured.gpm, importing measured/NAME.gpm) copies its numbers:
+# each `param X = V  // [CAL] Y` must give the calibrated file's value of its parameter Y.
+for machine in machines/*_measured.gpm; do
+  [ -f "$machine" ] || continue
+  source=$(sed -n 's/^import "\(measured\/[^"]*\)".*/machines\/\1/p' "$machine" | head -1)
+  [ -f "$source" ] || { echo "FAIL: $machine imports no calibrated machine under machines/measured/"; exit 1; }
+  while read -r name value unit calibrated; do
+    expected=$(sed -n "s/^ *param $calibrated = \([^ ]*\) \([^ ]*\) .*/\1 \2/p" "$source")
+    [ "$expected" = "$value $unit" ] ||
+      { echo "FAIL: $machine: $name = $value $unit, but $source has $calibrated = ${expected:-nothing}"; exit 1; }
+  done < <(sed -n 's/^ *param \([a-z_0-9]*\) = \([^ ]*\) \([^ ]*\) *\/\/ \[CAL\] \([a-z_0-9]*\).*/\1 \2 \3 \4/p' "$machine")
+done
 echo "$count calibrated machine files match their recorded CSVs"
