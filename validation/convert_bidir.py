@@ -3,25 +3,16 @@
 # (bytes,measured_s) for validation/bidir_pinned.gpm: each row's time of the two copies issued at once (the median
 # of the timed runs), bytes being each copy's size.
 # Usage: python3 validation/convert_bidir.py RAW.csv OUT.csv
-import csv, sys
+import sys
+
+import measured_csv
 
 
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: convert_bidir.py RAW.csv OUT.csv")
     raw, out_path = sys.argv[1], sys.argv[2]
-    meta, body = {}, []
-    with open(raw) as f:
-        for line in f.read().splitlines():
-            if line.startswith("# ") and ":" in line and not body:
-                key, value = line[2:].split(":", 1)
-                meta[key.strip()] = value.strip()
-            elif not line.startswith("#"):
-                body.append(line)
-    for key in ("gpu", "driver", "source"):
-        if key not in meta:
-            sys.exit(f"{raw}: no `# {key}:` line (bench/cuda/bidir_copies.cu writes it)")
-    rows = list(csv.DictReader(body))
+    meta, rows = measured_csv.read(raw, ("gpu", "driver", "source"), "bench/cuda/bidir_copies.cu writes it")
     if not rows or "both_median_s" not in rows[0]:
         sys.exit(f"{raw}: no `both_median_s` column")
     with open(out_path, "w") as out:

@@ -5,26 +5,13 @@
 # runs of the same node, each row is the median over the runs of those medians (a run disturbed at some sizes then
 # does not decide them).
 # Usage: python3 validation/convert_calibration.py OUTDIR [--device N] RAW.csv [RAW.csv ...]
-import csv, os, statistics, sys
+import os, statistics, sys
+
+import measured_csv
 
 KINDS = [("h2d_pinned", "h2d", "pinned", "pinned host-to-device copies (cudaMemcpyAsync)"),
          ("d2h_pinned", "d2h", "pinned", "pinned device-to-host copies (cudaMemcpyAsync)"),
          ("d2d", "d2d", "device", "device-to-device copies within the GPU (cudaMemcpyAsync)")]
-
-
-def read(raw):
-    meta, body = {}, []
-    with open(raw) as f:
-        for line in f.read().splitlines():
-            if line.startswith("# ") and ":" in line and not body:
-                key, value = line[2:].split(":", 1)
-                meta[key.strip()] = value.strip()
-            elif not line.startswith("#"):
-                body.append(line)
-    for key in ("gpu", "driver", "date"):
-        if key not in meta:
-            sys.exit(f"{raw}: no `# {key}:` line (docs/calibration.md, format 1)")
-    return meta, list(csv.DictReader(body))
 
 
 def main():
@@ -39,7 +26,7 @@ def main():
     if len(args) < 2:
         sys.exit("usage: convert_calibration.py OUTDIR [--device N] RAW.csv [RAW.csv ...]")
     outdir, raws = args[0], args[1:]
-    runs = [read(raw) for raw in raws]
+    runs = [measured_csv.read(raw, ("gpu", "driver", "date"), "docs/calibration.md, format 1") for raw in raws]
     meta = runs[0][0]
     for raw, (m, _) in zip(raws, runs):
         if m["gpu"] != meta["gpu"]:

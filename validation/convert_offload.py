@@ -3,22 +3,9 @@
 # (strategy,streams,fmas,measured_s) for validation/offload_streams.gpm: every `streams`, `implicit` and `hybrid` row
 # (the whole offload), measured_s the median of the timed runs.
 # Usage: python3 validation/convert_offload.py OUT.csv RAW.csv [RAW.csv ...]
-import csv, sys
+import sys
 
-
-def read(raw):
-    meta, body = {}, []
-    with open(raw) as f:
-        for line in f.read().splitlines():
-            if line.startswith("# ") and ":" in line and not body:
-                key, value = line[2:].split(":", 1)
-                meta[key.strip()] = value.strip()
-            elif not line.startswith("#"):
-                body.append(line)
-    for key in ("gpu", "source", "floats", "fmas_per_float"):
-        if key not in meta:
-            sys.exit(f"{raw}: no `# {key}:` line (bench/cuda/offload_streams.cu writes it)")
-    return meta, list(csv.DictReader(body))
+import measured_csv
 
 
 def main():
@@ -27,7 +14,8 @@ def main():
     out_path, raws = sys.argv[1], sys.argv[2:]
     rows, gpus, floats = [], set(), set()
     for raw in raws:
-        meta, body = read(raw)
+        meta, body = measured_csv.read(raw, ("gpu", "source", "floats", "fmas_per_float"),
+                                      "bench/cuda/offload_streams.cu writes it")
         gpus.add(meta["gpu"])
         floats.add(meta["floats"])
         for r in body:

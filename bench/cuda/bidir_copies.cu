@@ -2,58 +2,12 @@
 // streams, over sizes from 4 KiB to --max-mib MiB: the measurements behind the bidirectional-copy rows of
 // docs/validation.md. Prints CSV (bytes per direction, then the median, minimum and maximum seconds of each case).
 // Build and run where nvcc and a GPU exist: nvcc -O2 -std=c++17 bench/cuda/bidir_copies.cu -o bidir && ./bidir
-#include <cuda_runtime.h>
-
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
-#include <string>
 #include <vector>
 
-#define CHECK(call)                                                                         \
-  do {                                                                                      \
-    cudaError_t status_ = (call);                                                           \
-    if (status_ != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(status_)); \
-      std::exit(1);                                                                         \
-    }                                                                                       \
-  } while (0)
-
-struct Timing {
-  double median, min, max;
-};
-
-// Times `launch` (which enqueues on the given streams) with CUDA events: 3 warm-up runs, then `reps` timed ones.
-static Timing time_it(const std::vector<cudaStream_t>& streams, int reps, const std::function<void()>& launch) {
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  std::vector<cudaEvent_t> done(streams.size());
-  for (auto& e : done) CHECK(cudaEventCreate(&e));
-  std::vector<double> t;
-  for (int r = -3; r < reps; ++r) {
-    CHECK(cudaDeviceSynchronize());
-    CHECK(cudaEventRecord(start, streams[0]));
-    for (size_t i = 1; i < streams.size(); ++i) CHECK(cudaStreamWaitEvent(streams[i], start, 0));
-    launch();
-    for (size_t i = 1; i < streams.size(); ++i) {
-      CHECK(cudaEventRecord(done[i], streams[i]));
-      CHECK(cudaStreamWaitEvent(streams[0], done[i], 0));
-    }
-    CHECK(cudaEventRecord(stop, streams[0]));
-    CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, start, stop));
-    if (r >= 0) t.push_back(ms * 1e-3);
-  }
-  for (auto& e : done) CHECK(cudaEventDestroy(e));
-  CHECK(cudaEventDestroy(start));
-  CHECK(cudaEventDestroy(stop));
-  std::sort(t.begin(), t.end());
-  return {t[t.size() / 2], t.front(), t.back()};
-}
+#include "timing.cuh"
 
 int main(int argc, char** argv) {
   size_t max_mib = 256;

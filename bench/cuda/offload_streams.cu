@@ -4,23 +4,12 @@
 // Also each stage alone over the whole data, the implicit strategy (the kernel on mapped host memory) and the hybrid
 // one (copies in, output written to mapped host memory). Prints CSV; docs/validation.md reports it.
 // Build and run where nvcc and a GPU exist: nvcc -O2 -std=c++17 bench/cuda/offload_streams.cu -o offload && ./offload
-#include <cuda_runtime.h>
-
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 #include <vector>
 
-#define CHECK(call)                                                                         \
-  do {                                                                                      \
-    cudaError_t status_ = (call);                                                           \
-    if (status_ != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(status_)); \
-      std::exit(1);                                                                         \
-    }                                                                                       \
-  } while (0)
+#include "timing.cuh"
 
 // k dependent FMAs on each element: 2 k flops, 4 bytes read and 4 written.
 __global__ void work(const float* in, float* out, size_t n, int k) {
@@ -29,40 +18,6 @@ __global__ void work(const float* in, float* out, size_t n, int k) {
   float x = in[i];
   for (int j = 0; j < k; ++j) x = fmaf(x, 0.999999f, 1e-7f);
   out[i] = x;
-}
-
-struct Timing {
-  double median, min, max;
-};
-
-// Times `launch` with CUDA events: every stream starts after an event on stream 0 and stream 0 waits for them all.
-static Timing time_it(const std::vector<cudaStream_t>& streams, int reps, const std::function<void()>& launch) {
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  std::vector<cudaEvent_t> done(streams.size());
-  for (auto& ev : done) CHECK(cudaEventCreate(&ev));
-  std::vector<double> t;
-  for (int r = -3; r < reps; ++r) {
-    CHECK(cudaDeviceSynchronize());
-    CHECK(cudaEventRecord(start, streams[0]));
-    for (size_t i = 1; i < streams.size(); ++i) CHECK(cudaStreamWaitEvent(streams[i], start, 0));
-    launch();
-    for (size_t i = 1; i < streams.size(); ++i) {
-      CHECK(cudaEventRecord(done[i], streams[i]));
-      CHECK(cudaStreamWaitEvent(streams[0], done[i], 0));
-    }
-    CHECK(cudaEventRecord(stop, streams[0]));
-    CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, start, stop));
-    if (r >= 0) t.push_back(ms * 1e-3);
-  }
-  for (auto& ev : done) CHECK(cudaEventDestroy(ev));
-  CHECK(cudaEventDestroy(start));
-  CHECK(cudaEventDestroy(stop));
-  std::sort(t.begin(), t.end());
-  return {t[t.size() / 2], t.front(), t.back()};
 }
 
 int main(int argc, char** argv) {
@@ -103,20 +58,25 @@ int main(int argc, char** argv) {
         CHECK(cudaGetLastError());
       }));
   row("d2h_alone", 1, time_it(one, reps, [&] { CHECK(cudaMemcpyAsync(host_out, dev_out, bytes, cudaMemcpyDeviceToHost, one[0])); }));
-  for (int s : {1, 2, 4, 8, 16, 32, 64}) {
+  // Over s streams, issued breadth first: every stream's input copy, then the kernels, then (streams) every output
+  // copy; hybrid: the kernels write their output to the mapped host buffer instead.
+  auto offload = [&](int s, bool hybrid) {
     std::vector<cudaStream_t> used(streams.begin(), streams.begin() + s);
     const size_t chunk = n / size_t(s);  // n is a multiple of 64
-    row("streams", s, time_it(used, reps, [&] {
-          for (int i = 0; i < s; ++i)
-            CHECK(cudaMemcpyAsync(dev_in + i * chunk, host_in + i * chunk, chunk * sizeof(float), cudaMemcpyHostToDevice, used[size_t(i)]));
-          for (int i = 0; i < s; ++i) {
-            work<<<unsigned((chunk + block - 1) / block), block, 0, used[size_t(i)]>>>(dev_in + i * chunk, dev_out + i * chunk, chunk, k);
-            CHECK(cudaGetLastError());
-          }
-          for (int i = 0; i < s; ++i)
-            CHECK(cudaMemcpyAsync(host_out + i * chunk, dev_out + i * chunk, chunk * sizeof(float), cudaMemcpyDeviceToHost, used[size_t(i)]));
-        }));
-  }
+    return time_it(used, reps, [&] {
+      for (int i = 0; i < s; ++i)
+        CHECK(cudaMemcpyAsync(dev_in + i * chunk, host_in + i * chunk, chunk * sizeof(float), cudaMemcpyHostToDevice, used[size_t(i)]));
+      float* out = hybrid ? host_out : dev_out;
+      for (int i = 0; i < s; ++i) {
+        work<<<unsigned((chunk + block - 1) / block), block, 0, used[size_t(i)]>>>(dev_in + i * chunk, out + i * chunk, chunk, k);
+        CHECK(cudaGetLastError());
+      }
+      if (!hybrid)
+        for (int i = 0; i < s; ++i)
+          CHECK(cudaMemcpyAsync(host_out + i * chunk, dev_out + i * chunk, chunk * sizeof(float), cudaMemcpyDeviceToHost, used[size_t(i)]));
+    });
+  };
+  for (int s : {1, 2, 4, 8, 16, 32, 64}) row("streams", s, offload(s, false));
   // The implicit strategy: the kernel reads and writes host memory through the mapping of the pinned buffers
   // (unified addressing: the host pointers are valid on the device); no copy.
   row("implicit", 1, time_it(one, reps, [&] {
@@ -124,18 +84,7 @@ int main(int argc, char** argv) {
         CHECK(cudaGetLastError());
       }));
   // The hybrid strategy: each stream copies its input in and its kernel writes its output to host memory directly.
-  for (int s : {1, 2, 4, 8, 16, 32, 64}) {
-    std::vector<cudaStream_t> used(streams.begin(), streams.begin() + s);
-    const size_t chunk = n / size_t(s);
-    row("hybrid", s, time_it(used, reps, [&] {
-          for (int i = 0; i < s; ++i)
-            CHECK(cudaMemcpyAsync(dev_in + i * chunk, host_in + i * chunk, chunk * sizeof(float), cudaMemcpyHostToDevice, used[size_t(i)]));
-          for (int i = 0; i < s; ++i) {
-            work<<<unsigned((chunk + block - 1) / block), block, 0, used[size_t(i)]>>>(dev_in + i * chunk, host_out + i * chunk, chunk, k);
-            CHECK(cudaGetLastError());
-          }
-        }));
-  }
+  for (int s : {1, 2, 4, 8, 16, 32, 64}) row("hybrid", s, offload(s, true));
   // A check that the kernel ran: every output element is the same value.
   CHECK(cudaDeviceSynchronize());
   for (size_t i = 1; i < n; i += n / 7)
