@@ -61,7 +61,7 @@ const LinkCost& Router::cost_of(const Hop& hop) {
 
 // Breadth-first distances from `from` over every component (GPUs of `no_transit_kind` are reached but not passed
 // through). Kept for the next route from the same source: a pattern's flows come grouped by source. The search is
-// carried only as far as a route needs it (reach), so a route to a near destination does not pay for the whole
+// carried only as far as a route needs it (expand_forward), so a route to a near destination does not pay for the whole
 // fabric of a large cluster.
 void Router::layers_from(int from, const std::string& no_transit_kind) {
   size_t n = t_.components.size();
@@ -74,74 +74,165 @@ void Router::layers_from(int from, const std::string& no_transit_kind) {
   }
   bfs_from_ = from;
   bfs_kind_ = no_transit_kind;
-  dist_.assign(n, -1);
+  if (dist_.size() != n)
+    dist_.assign(n, -1);
+  else
+    for (int v : queue_) dist_[size_t(v)] = -1;  // the queue holds every component the last search labelled
   queue_.assign(1, from);
   head_ = 0;
   dist_[size_t(from)] = 0;
 }
 
-void Router::reach(int to) {
-  // Expanding every component nearer than `to` labels every component at `to`'s distance or less for good.
-  while (head_ < queue_.size() && (dist_[size_t(to)] < 0 || dist_[size_t(queue_[head_])] < dist_[size_t(to)])) {
+constexpr int64_t kUnbounded = int64_t(1) << 40;  // a search's radius once it has labelled all it can reach
+
+// A component labelled by both searches joins a route of the links counted from each end, if a route may pass
+// through it (or it is an end).
+void Router::meet(int v, int to) {
+  if (v == bfs_from_ || v == to || !blocked_[size_t(v)]) meet_ = std::min(meet_, int64_t(dist_[size_t(v)]) + bdist_[size_t(v)]);
+}
+
+// Every component queued at the radius (the links from the source of the first one still queued, within which every
+// component is labelled) is expanded, which labels the next layer in full.
+void Router::expand_forward(int to) {
+  const int r = dist_[size_t(queue_[head_])];
+  while (head_ < queue_.size() && dist_[size_t(queue_[head_])] == r) {
     int at = queue_[head_++];
     if (!transit(at)) continue;
     for (const Hop& hop : out_of(at)) {
       int next = far_end(t_.links[size_t(hop.link)], hop.direction);
       if (dist_[size_t(next)] >= 0) continue;
-      dist_[size_t(next)] = dist_[size_t(at)] + 1;
+      dist_[size_t(next)] = r + 1;
       queue_.push_back(next);
+      if (bdist_[size_t(next)] >= 0) meet(next, to);
+    }
+  }
+}
+
+// Likewise towards the destination over the links into each component; a component is passed through only if it
+// may be (the destination itself always is the end, the source never passed through).
+void Router::expand_backward(int to) {
+  const int r = bdist_[size_t(bqueue_[bhead_])];
+  while (bhead_ < bqueue_.size() && bdist_[size_t(bqueue_[bhead_])] == r) {
+    int v = bqueue_[bhead_++];
+    if (v != to && (v == bfs_from_ || blocked_[size_t(v)])) continue;
+    for (const Hop& hop : in_of(v)) {
+      int u = near_end(t_.links[size_t(hop.link)], hop.direction);
+      if (bdist_[size_t(u)] >= 0) continue;
+      bdist_[size_t(u)] = r + 1;
+      bqueue_.push_back(u);
+      if (dist_[size_t(u)] >= 0) meet(u, to);
     }
   }
 }
 
 std::optional<std::vector<Hop>> Router::route(int from, int to, const std::string& no_transit_kind) {
-  // 1. Breadth-first layers: the number of links from `from`.
+  if (memo_limit_ == 0) return find(from, to, no_transit_kind);
+  auto& kept = memo_[no_transit_kind];
+  const uint64_t key = uint64_t(uint32_t(from)) << 32 | uint32_t(to);
+  if (auto it = kept.find(key); it != kept.end()) return it->second;
+  auto found = find(from, to, no_transit_kind);
+  if (memo_size_ < memo_limit_) {
+    kept.emplace(key, found);
+    ++memo_size_;
+  }
+  return found;
+}
+
+std::optional<std::vector<Hop>> Router::find(int from, int to, const std::string& no_transit_kind) {
+  // 1. The fewest links: breadth-first layers from both ends (the one with fewer components waiting goes on) until
+  // a component labelled by both closes a route no longer than the two radii allow (the first such meeting is then
+  // the shortest: a shortest route of d links has, at a links from the source, a component labelled by both once
+  // a + b >= d, a and b the radii within which each search has labelled everything).
   layers_from(from, no_transit_kind);
-  reach(to);
-  if (dist_[size_t(to)] < 0) return std::nullopt;
   if (from == to) return std::vector<Hop>{};
-  // The hops that lie on some route with the fewest links (the shortest-path DAG), walked back from `to`; its
-  // components by layer. Only they are visited, so a route costs the size of its DAG, not of the graph.
-  auto on_dag = [&](const Hop& hop, int v) {
-    int u = near_end(t_.links[size_t(hop.link)], hop.direction);
-    return dist_[size_t(u)] >= 0 && dist_[size_t(u)] + 1 == dist_[size_t(v)] && transit(u);
-  };
   size_t n = t_.components.size();
-  if (useful_.size() != n) {
+  if (bdist_.size() != n) {
+    bdist_.assign(n, -1);
     useful_.assign(n, 0);
+    level_.assign(n, 0);
     best_.assign(n, Hop{-1, -1});
     latency_.assign(n, 0);
     bandwidth_.assign(n, INFINITY);
     globals_.assign(n, 0);
   }
-  int depth = dist_[size_t(to)];
-  // The useful components by layer, walked back from `to`, in one list: layer d (d links from `from`) is
-  // touched[layer_begin[d] .. layer_end(d)), the deepest layer first.
+  bqueue_.assign(1, to);
+  bhead_ = 0;
+  bdist_[size_t(to)] = 0;
+  meet_ = kUnbounded;
+  if (dist_[size_t(to)] >= 0) meet(to, to);
+  auto radius_forward = [&] { return head_ < queue_.size() ? int64_t(dist_[size_t(queue_[head_])]) : kUnbounded; };
+  auto radius_backward = [&] { return bhead_ < bqueue_.size() ? int64_t(bdist_[size_t(bqueue_[bhead_])]) : kUnbounded; };
+  auto clear_backward = [&] {
+    for (int v : bqueue_) bdist_[size_t(v)] = -1;
+  };
+  for (;;) {
+    int64_t a = radius_forward(), b = radius_backward();
+    if (meet_ < kUnbounded && meet_ <= a + b) break;
+    if (a == kUnbounded || b == kUnbounded) {  // one side has labelled all it can reach, and the other end is not
+      clear_backward();
+      return std::nullopt;
+    }
+    if (one_sided_ || queue_.size() - head_ <= bqueue_.size() - bhead_)
+      expand_forward(to);
+    else
+      expand_backward(to);
+  }
+  const int depth = int(meet_);
+  // The components of the shortest-path DAG (on some route of `depth` links): those labelled by both searches at
+  // `mid` links from the source and depth - mid from the destination, then from them back to the source and on
+  // to the destination, layer by layer, each layer as found.
+  const int mid = int(std::min<int64_t>(radius_forward(), depth));
+  static thread_local std::vector<std::vector<int>> layers;
+  if (layers.size() < size_t(depth) + 1) layers.resize(size_t(depth) + 1);
+  for (int d = 0; d <= depth; ++d) layers[size_t(d)].clear();
+  auto add = [&](int v, int d) {
+    useful_[size_t(v)] = 1;
+    level_[size_t(v)] = d;
+    layers[size_t(d)].push_back(v);
+  };
+  for (int v : bqueue_)
+    if (bdist_[size_t(v)] == depth - mid && dist_[size_t(v)] == mid && (v == from || v == to || !blocked_[size_t(v)]))
+      add(v, mid);
+  for (int d = mid; d > 0; --d)
+    for (size_t i = 0; i < layers[size_t(d)].size(); ++i)
+      for (const Hop& hop : in_of(layers[size_t(d)][i])) {
+        int u = near_end(t_.links[size_t(hop.link)], hop.direction);
+        if (!useful_[size_t(u)] && dist_[size_t(u)] == d - 1 && transit(u)) add(u, d - 1);
+      }
+  for (int d = mid; d < depth; ++d)
+    for (size_t i = 0; i < layers[size_t(d)].size(); ++i)
+      for (const Hop& hop : out_of(layers[size_t(d)][i])) {
+        int w = far_end(t_.links[size_t(hop.link)], hop.direction);
+        if (!useful_[size_t(w)] && bdist_[size_t(w)] == depth - d - 1 && (w == to || !blocked_[size_t(w)]))
+          add(w, d + 1);
+      }
+  clear_backward();
+  // A hop of the DAG: from a component one layer before (which a route may pass through).
+  auto on_dag = [&](const Hop& hop, int v) {
+    int u = near_end(t_.links[size_t(hop.link)], hop.direction);
+    return useful_[size_t(u)] && level_[size_t(u)] + 1 == level_[size_t(v)] && transit(u);
+  };
+  // The DAG's components in one list, the deepest layer first: layer d is touched[layer_begin[d] .. layer_end(d)).
   // (Scratch lists kept between routes, per thread: a route then allocates only the path it returns.)
   static thread_local std::vector<int> touched;
   static thread_local std::vector<size_t> layer_begin;
-  touched.assign(1, to);
+  touched.clear();
   layer_begin.assign(size_t(depth) + 1, 0);
-  useful_[size_t(to)] = 1;
-  // Costs are asked only where there is a choice: some component on the way has two routes in (every hop of the
-  // DAG into a useful component comes from a useful one, so the count is taken here).
-  bool choice = false;
-  for (int d = depth; d > 0; --d) {
-    const size_t begin = layer_begin[size_t(d)], end = touched.size();
-    layer_begin[size_t(d - 1)] = end;
-    for (size_t i = begin; i < end; ++i) {
-      int v = touched[i], in = 0;
-      for (const Hop& hop : in_of(v)) {
-        if (!on_dag(hop, v)) continue;
-        ++in;
-        int u = near_end(t_.links[size_t(hop.link)], hop.direction);
-        if (useful_[size_t(u)]) continue;
-        useful_[size_t(u)] = 1;
-        touched.push_back(u);
-      }
-      choice = choice || in > 1;
-    }
+  for (int d = depth; d >= 0; --d) {
+    layer_begin[size_t(d)] = touched.size();
+    touched.insert(touched.end(), layers[size_t(d)].begin(), layers[size_t(d)].end());
   }
+  // Costs are asked only where there is a choice: some component on the way has two routes in.
+  bool choice = false;
+  for (int d = depth; d > 0 && !choice; --d)
+    for (int v : layers[size_t(d)]) {
+      int in = 0;
+      for (const Hop& hop : in_of(v)) in += on_dag(hop, v) ? 1 : 0;
+      if (in > 1) {
+        choice = true;
+        break;
+      }
+    }
   auto layer_end = [&](int d) { return d > 0 ? layer_begin[size_t(d - 1)] : touched.size(); };
   bool costed = cost_ && choice;
   // 2-4. The best route to each useful component, layer by layer (a component's best depends only on the layer
@@ -176,7 +267,6 @@ std::optional<std::vector<Hop>> Router::route(int from, int to, const std::strin
       for (const Hop& hop : in_of(v)) {
         if (!on_dag(hop, v)) continue;
         int u = near_end(t_.links[size_t(hop.link)], hop.direction);
-        if (!useful_[size_t(u)]) continue;
         double lat = latency_[size_t(u)], bw = bandwidth_[size_t(u)];
         int globals = globals_[size_t(u)] + (t_.links[size_t(hop.link)].global ? 1 : 0);
         if (costed) {

@@ -3,9 +3,11 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ir/ir.h"
@@ -38,15 +40,27 @@ using LinkCostFn = std::function<LinkCost(int link, int direction)>;
 //      spreads over equal paths (d-mod-k on a fat tree), and one destination always gets the same route.
 // Steps 2 and 3 use `cost` (asked only for the links of the fewest-link routes, and only when there are two or more
 // of them) and are skipped without one. Link declaration order never decides a route.
+//
+// The fewest-link routes are found by a breadth-first search from both ends that stops where the two meet (on a
+// cluster, near the spines), so a route costs the neighbourhoods of its ends, not the whole fabric.
 class Router {
  public:
   explicit Router(const Topology& topology, LinkCostFn cost = {});
   std::optional<std::vector<Hop>> route(int from, int to, const std::string& no_transit_kind = {});
+  // Searches from the source alone (the plain breadth-first search); the same routes, for tests to compare.
+  void set_one_sided(bool one_sided) { one_sided_ = one_sided; }
+  // Keeps the first `limit` routes found and answers the same question again from them (a lowering whose
+  // statements exchange among the same ranks asks for the same routes once per statement).
+  void keep_routes(size_t limit) { memo_limit_ = limit; }
 
  private:
+  std::optional<std::vector<Hop>> find(int from, int to, const std::string& no_transit_kind);
   const LinkCost& cost_of(const Hop& hop);
   void layers_from(int from, const std::string& no_transit_kind);
-  void reach(int to);  // goes on with the breadth-first search until `to`'s layer and every layer before it are final
+  // One more layer of the search from the source, then from the destination `to`; both note where they meet.
+  void expand_forward(int to);
+  void expand_backward(int to);
+  void meet(int v, int to);
   bool transit(int at) const { return at == bfs_from_ || !blocked_[size_t(at)]; }
   // The directed hops leaving and entering component c: out_hops_[out_begin_[c] .. out_begin_[c + 1]), likewise in.
   std::span<const Hop> out_of(int c) const {
@@ -70,6 +84,17 @@ class Router {
   std::vector<int> dist_;
   std::vector<int> queue_;
   size_t head_ = 0;
+  // The search from the destination, per route: links to the destination, the queue, and the fewest links of a
+  // route through a component both searches have labelled (INT_MAX: none yet).
+  std::vector<int> bdist_;
+  std::vector<int> bqueue_;
+  size_t bhead_ = 0;
+  int64_t meet_ = 0;
+  bool one_sided_ = false;
+  std::vector<int> level_;  // per component of the route's shortest-path DAG: links from the source
+  // Routes kept (keep_routes): per kind not passed through, by (from, to).
+  size_t memo_limit_ = 0, memo_size_ = 0;
+  std::map<std::string, std::unordered_map<uint64_t, std::optional<std::vector<Hop>>>> memo_;
   // Scratch per route, reset after each: on the shortest-path DAG, best hop in, latency and bandwidth so far.
   std::vector<uint8_t> useful_;
   std::vector<Hop> best_;

@@ -162,6 +162,10 @@ class Lowerer {
   // The router's view of a link (ir::Router): its latency and bandwidth at the bound values. Only links of routes
   // that tie on the number of links are asked, and their parameters then shape the module.
   LinkCostFn link_costs();
+  // What the MPI fabric engines of one lowering share (lower_mpi_fabric.cpp): one router, made with link_costs(),
+  // that keeps its routes (statements among the same ranks ask for the same ones), and the components' names.
+  ir::Router& fabric_router();
+  std::shared_ptr<const std::vector<std::string>> component_names();
   std::string route_name(int from, const std::vector<Hop>& path) const;
   Task lower_flows(const frontend::Stmt& stmt);  // lower_congestion.cpp
   // Each link's arbitration (the one declared `on` its type, else the machine's default, else max-min) and the
@@ -196,6 +200,8 @@ class Lowerer {
   KeywordSettings keywords_;
   std::shared_ptr<MpiMachineInfo> mpi_;
   std::string strategy_override_;
+  std::unique_ptr<ir::Router> fabric_router_;
+  std::shared_ptr<const std::vector<std::string>> component_names_;
   int64_t loop_work_ = 0;                                     // iterations expanded so far
   std::vector<std::pair<SourceRange, std::string>> loop_text_;  // uses of bound loop variables -> their values
 };

@@ -111,6 +111,24 @@ std::optional<mpi::FabricPlacement> Lowerer::fabric_placement(const Stmt& s, con
   return placement;
 }
 
+ir::Router& Lowerer::fabric_router() {
+  if (!fabric_router_) {
+    fabric_router_ = std::make_unique<ir::Router>(m_.topology, link_costs());
+    fabric_router_->keep_routes(size_t(1) << 14);  // a few MB at most
+  }
+  return *fabric_router_;
+}
+
+std::shared_ptr<const std::vector<std::string>> Lowerer::component_names() {
+  if (!component_names_) {
+    auto names = std::make_shared<std::vector<std::string>>();
+    names->reserve(m_.topology.components.size());
+    for (const auto& c : m_.topology.components) names->push_back(c.path);
+    component_names_ = std::move(names);
+  }
+  return component_names_;
+}
+
 std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMachineInfo& info,
                                                     const MpiFabricRequest& request) {
   const mpi::Layout& layout = request.layout;
@@ -151,7 +169,8 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
   }
   ValueId tau = kNoValue;
   engines::congestion::FabricMap fabrics = fabric_map(tau);
-  auto engine = mpi::FabricCommEngine::build(m_.topology, fabrics, link_costs(), op, placement, rounds, halo, error);
+  auto engine = mpi::FabricCommEngine::build(m_.topology, fabrics, link_costs(), op, placement, rounds, halo, error,
+                                             {&fabric_router(), component_names()});
   if (!engine) {
     DiagKind kind = error.find("no path") != std::string::npos ? DiagKind::NoPath : DiagKind::FabricError;
     diags_.error(kind, s.range, fmt::format("`mpi {}` on the fabric: {}", request.name, error));

@@ -203,7 +203,8 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
     o.algorithm = "";
     o.ranks = lay.ranks;
     o.nodes = lay.nodes;
-    auto engine = mpi::FabricCommEngine::build(m_.topology, fabrics, link_costs(), o, where, rounds, {}, error);
+    auto engine = mpi::FabricCommEngine::build(m_.topology, fabrics, link_costs(), o, where, rounds, {}, error,
+                                               {&fabric_router(), component_names()});
     if (!engine) {
       DiagKind kind = error.find("no path") != std::string::npos ? DiagKind::NoPath : DiagKind::FabricError;
       diags_.error(kind, s.range, fmt::format("`mpi {}` on the nccl model: {}", request.name, error));

@@ -25,7 +25,8 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build(const ir::Topology& to
                                                           const ir::LinkCostFn& cost, Operation op,
                                                           const FabricPlacement& placement,
                                                           const std::vector<Round>& rounds,
-                                                          const std::vector<HaloMessage>& halo, std::string& error) {
+                                                          const std::vector<HaloMessage>& halo, std::string& error,
+                                                          const Shared& shared) {
   // The fast path: GPU to GPU rounds of a collective on a cluster whose nodes translate onto each other.
   // GPMC_FABRIC_FAST_PATH=off builds every flow instead (to compare the two, docs/models.md section 9.8).
   const char* env = std::getenv("GPMC_FABRIC_FAST_PATH");
@@ -33,9 +34,9 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build(const ir::Topology& to
   if (fast && !op.halo && op.transport != Transport::Staged && !rounds.empty())
     if (auto sym = find_node_translation(topology, fabrics, placement, rounds)) {
       std::string ignored;
-      if (auto e = build_on(topology, fabrics, cost, op, placement, rounds, halo, &*sym, ignored)) return e;
+      if (auto e = build_on(topology, fabrics, cost, op, placement, rounds, halo, &*sym, ignored, shared)) return e;
     }
-  return build_on(topology, fabrics, cost, op, placement, rounds, halo, nullptr, error);
+  return build_on(topology, fabrics, cost, op, placement, rounds, halo, nullptr, error, shared);
 }
 
 std::shared_ptr<FabricCommEngine> FabricCommEngine::build_on(const ir::Topology& topology, const cg::FabricMap& fabrics,
@@ -43,7 +44,8 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build_on(const ir::Topology&
                                                              const FabricPlacement& placement,
                                                              const std::vector<Round>& rounds,
                                                              const std::vector<HaloMessage>& halo,
-                                                             const NodeTranslation* sym, std::string& error) {
+                                                             const NodeTranslation* sym, std::string& error,
+                                                             const Shared& shared) {
   std::shared_ptr<FabricCommEngine> e(new FabricCommEngine());
   e->op_ = op;
   if (sym) {
@@ -138,7 +140,9 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build_on(const ir::Topology&
     routes[i].resize(specs[i].phases.size());
     for (size_t j = 0; j < specs[i].phases.size(); ++j) routes[i][j].resize(specs[i].phases[j].flows.size());
   }
-  ir::Router router(topology, cost);
+  std::optional<ir::Router> own;
+  if (!shared.router) own.emplace(topology, cost);
+  ir::Router& router = shared.router ? *shared.router : *own;
   for (const auto& at : order) {
     const cg::FlowSpec& f = flow_at(at);
     routes[at[0]][at[1]][at[2]] = f.src == f.dst ? std::optional<std::vector<ir::Hop>>(std::vector<ir::Hop>{})
@@ -178,8 +182,12 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build_on(const ir::Topology&
   }
 
   // Last, each phase's engine, sharing the component names.
-  auto names = std::make_shared<std::vector<std::string>>();
-  for (const auto& c : topology.components) names->push_back(c.path);
+  std::shared_ptr<const std::vector<std::string>> names = shared.names;
+  if (!names) {
+    auto made = std::make_shared<std::vector<std::string>>();
+    for (const auto& c : topology.components) made->push_back(c.path);
+    names = std::move(made);
+  }
   for (size_t i = 0; i < specs.size(); ++i) {
     Step step = std::move(specs[i].step);
     for (size_t j = 0; j < specs[i].phases.size(); ++j) {

@@ -21,6 +21,13 @@ struct FabricPlacement {
   std::vector<int> memory;  // per rank (staged transport only): a component
 };
 
+// What the fabric engines of one lowering may share (FabricCommEngine::build): one router, made with the lowering's
+// link costs, and the topology's component names (null: each engine makes its own).
+struct FabricShared {
+  ir::Router* router = nullptr;
+  std::shared_ptr<const std::vector<std::string>> names;
+};
+
 // Inputs: [tau, when the flows cross links of PCIe arbitration] [overhead: software latency of each step's messages]
 // [bandwidth of each directed link of link_inputs()] [latency of each of them] [sizes: face, edge, corner for a
 // halo; the operation's bytes and its pipeline segment (0: the fastest segment count) for a collective].
@@ -40,11 +47,15 @@ class FabricCommEngine : public ir::Engine {
   // placement, the rounds and the routes onto themselves (fabric_symmetry.h, GPU to GPU collectives only), each
   // round's flows are those of the ranks of one period, each route taken to its links' orbit representatives: the
   // same max-min problem as the whole round's, link by link (symmetric_period() says so); otherwise every flow.
+  // `shared`, when given, is what the engines of one lowering share: one router (made with `cost`, its routes kept)
+  // and the components' names.
+  using Shared = FabricShared;
   static std::shared_ptr<FabricCommEngine> build(const ir::Topology& topology,
                                                  const engines::congestion::FabricMap& fabrics,
                                                  const ir::LinkCostFn& cost, Operation op,
                                                  const FabricPlacement& placement, const std::vector<Round>& rounds,
-                                                 const std::vector<HaloMessage>& halo, std::string& error);
+                                                 const std::vector<HaloMessage>& halo, std::string& error,
+                                                 const Shared& shared = {});
 
   std::string name() const override { return "mpi-fabric"; }
   double time(std::span<const double> inputs) const override;
@@ -69,7 +80,7 @@ class FabricCommEngine : public ir::Engine {
                                                     const ir::LinkCostFn& cost, const Operation& op,
                                                     const FabricPlacement& placement, const std::vector<Round>& rounds,
                                                     const std::vector<HaloMessage>& halo, const NodeTranslation* sym,
-                                                    std::string& error);
+                                                    std::string& error, const Shared& shared);
   // One congestion problem of a step: its flows, and for each input link of its engine the global link index.
   struct Phase {
     std::shared_ptr<engines::congestion::CongestionEngine> engine;

@@ -1,9 +1,10 @@
-// topology_test.cpp: unit tests of routing on hand-built topology graphs: shortest_path (fewest links,
+// topology_test.cpp: unit tests of routing on hand-built and random topology graphs: shortest_path (fewest links,
 // direction, deterministic ties), nearest_of_kind and components_of_kind.
 #include <doctest/doctest.h>
 
 #include <string>
 #include <map>
+#include <random>
 #include <vector>
 
 #include "ir/ir.h"
@@ -158,6 +159,41 @@ TEST_CASE("topology: a router routes many pairs over one adjacency, respecting l
   CHECK(router.route(a, b));
   CHECK_FALSE(router.route(b, a));
   CHECK(router.route(b, s));
+}
+
+TEST_CASE("topology: the search from both ends gives the routes of the search from the source alone") {
+  // Random graphs: some links one-way, GPUs that routes may not pass through, costs with ties, many pairs routed
+  // by one router (its search from a source kept between routes) and by one that searches from the source alone.
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 60; ++trial) {
+    Graph g;
+    const int n = 4 + int(rng() % 40);
+    for (int i = 0; i < n; ++i) g.add(rng() % 3 == 0 ? "gpu" : "switch", "c" + std::to_string(i));
+    const int m = n + int(rng() % size_t(3 * n));
+    std::vector<LinkCost> cost;
+    for (int i = 0; i < m; ++i) {
+      g.link(int(rng() % size_t(n)), int(rng() % size_t(n)), rng() % 4 != 0);
+      cost.push_back({double(rng() % 3) * 1e-6, double(1 + rng() % 3) * 1e9});
+      cost.push_back({cost.back().latency, double(1 + rng() % 3) * 1e9});
+    }
+    LinkCostFn fn = [&](int link, int direction) { return cost[size_t(2 * link + direction)]; };
+    for (const std::string kind : {"", "gpu"}) {
+      Router both(g.t, fn), one(g.t, fn);
+      one.set_one_sided(true);
+      for (int from = 0; from < n; ++from)
+        for (int k = 0; k < n; ++k) {
+          int to = (from + k * 7) % n;
+          auto x = both.route(from, to, kind), y = one.route(from, to, kind);
+          REQUIRE(x.has_value() == y.has_value());
+          if (!x) continue;
+          REQUIRE(x->size() == y->size());
+          for (size_t h = 0; h < x->size(); ++h) {
+            CHECK((*x)[h].link == (*y)[h].link);
+            CHECK((*x)[h].direction == (*y)[h].direction);
+          }
+        }
+    }
+  }
 }
 
 TEST_CASE("topology: nearest_of_kind finds the closest component of a kind") {
