@@ -150,6 +150,8 @@ std::optional<std::vector<Hop>> Router::find(int from, int to, const std::string
     bdist_.assign(n, -1);
     useful_.assign(n, 0);
     level_.assign(n, 0);
+    edge_first_.assign(n, 0);
+    edge_count_.assign(n, 0);
     best_.assign(n, Hop{-1, -1});
     latency_.assign(n, 0);
     bandwidth_.assign(n, INFINITY);
@@ -193,24 +195,95 @@ std::optional<std::vector<Hop>> Router::find(int from, int to, const std::string
   for (int v : bqueue_)
     if (bdist_[size_t(v)] == depth - mid && dist_[size_t(v)] == mid && (v == from || v == to || !blocked_[size_t(v)]))
       add(v, mid);
-  for (int d = mid; d > 0; --d)
-    for (size_t i = 0; i < layers[size_t(d)].size(); ++i)
-      for (const Hop& hop : in_of(layers[size_t(d)][i])) {
-        int u = near_end(t_.links[size_t(hop.link)], hop.direction);
-        if (!useful_[size_t(u)] && dist_[size_t(u)] == d - 1 && transit(u)) add(u, d - 1);
+  // Each layer's hops of the DAG are found from whichever side has fewer links to scan: from the DAG's layer, or
+  // from the other search's layer next to it (a spine's thousands of links are not scanned from the spine's side).
+  // Every hop of the DAG is kept as (component it enters, hop).
+  static thread_local std::vector<std::pair<int, Hop>> edges;
+  edges.clear();
+  auto degree_in = [&](int v) { return in_begin_[size_t(v) + 1] - in_begin_[size_t(v)]; };
+  auto degree_out = [&](int v) { return out_begin_[size_t(v) + 1] - out_begin_[size_t(v)]; };
+  // The components a search labelled k links from its end: a range of its queue (queues are in order of links).
+  auto search_layer = [](const std::vector<int>& queue, const std::vector<int>& dist, int k) {
+    auto by = [&](int v, int key) { return dist[size_t(v)] < key; };
+    auto lo = std::lower_bound(queue.begin(), queue.end(), k, by);
+    auto hi = std::lower_bound(lo, queue.end(), k + 1, by);
+    return std::span<const int>(queue.data() + (lo - queue.begin()), size_t(hi - lo));
+  };
+  // True when scanning `side` (its components' links, counted by `degree`) costs less than `limit` links.
+  auto cheaper = [](std::span<const int> side, auto degree, int64_t limit) {
+    int64_t sum = 0;
+    for (int v : side)
+      if ((sum += degree(v)) >= limit) return false;
+    return true;
+  };
+  for (int d = mid; d > 0; --d) {  // towards the source: layer d - 1 from layer d
+    const std::vector<int>& layer = layers[size_t(d)];
+    int64_t scan = 0;
+    for (int v : layer) scan += degree_in(v);
+    std::span<const int> before = search_layer(queue_, dist_, d - 1);
+    if (cheaper(before, degree_out, scan)) {
+      for (int u : before) {
+        if (!transit(u)) continue;
+        for (const Hop& hop : out_of(u)) {
+          int v = far_end(t_.links[size_t(hop.link)], hop.direction);
+          if (!useful_[size_t(v)] || level_[size_t(v)] != d) continue;
+          edges.emplace_back(v, hop);
+          if (!useful_[size_t(u)]) add(u, d - 1);
+        }
       }
-  for (int d = mid; d < depth; ++d)
-    for (size_t i = 0; i < layers[size_t(d)].size(); ++i)
-      for (const Hop& hop : out_of(layers[size_t(d)][i])) {
-        int w = far_end(t_.links[size_t(hop.link)], hop.direction);
-        if (!useful_[size_t(w)] && bdist_[size_t(w)] == depth - d - 1 && (w == to || !blocked_[size_t(w)]))
-          add(w, d + 1);
+    } else {
+      for (size_t i = 0; i < layer.size(); ++i)
+        for (const Hop& hop : in_of(layer[i])) {
+          int u = near_end(t_.links[size_t(hop.link)], hop.direction);
+          if (dist_[size_t(u)] != d - 1 || !transit(u)) continue;
+          edges.emplace_back(layer[i], hop);
+          if (!useful_[size_t(u)]) add(u, d - 1);
+        }
+    }
+  }
+  for (int d = mid; d < depth; ++d) {  // towards the destination: layer d + 1 from layer d
+    const std::vector<int>& layer = layers[size_t(d)];
+    int64_t scan = 0;
+    for (int v : layer) scan += degree_out(v);
+    auto enters = [&](int w) { return w == to || !blocked_[size_t(w)]; };
+    std::span<const int> after = search_layer(bqueue_, bdist_, depth - d - 1);
+    if (cheaper(after, degree_in, scan)) {
+      for (int w : after) {
+        if (!enters(w)) continue;
+        for (const Hop& hop : in_of(w)) {
+          int u = near_end(t_.links[size_t(hop.link)], hop.direction);
+          if (!useful_[size_t(u)] || level_[size_t(u)] != d || !transit(u)) continue;
+          edges.emplace_back(w, hop);
+          if (!useful_[size_t(w)]) add(w, d + 1);
+        }
       }
+    } else {
+      for (size_t i = 0; i < layer.size(); ++i)
+        for (const Hop& hop : out_of(layer[i])) {
+          int w = far_end(t_.links[size_t(hop.link)], hop.direction);
+          if (bdist_[size_t(w)] != depth - d - 1 || !enters(w)) continue;
+          edges.emplace_back(w, hop);
+          if (!useful_[size_t(w)]) add(w, d + 1);
+        }
+    }
+  }
   clear_backward();
-  // A hop of the DAG: from a component one layer before (which a route may pass through).
-  auto on_dag = [&](const Hop& hop, int v) {
-    int u = near_end(t_.links[size_t(hop.link)], hop.direction);
-    return useful_[size_t(u)] && level_[size_t(u)] + 1 == level_[size_t(v)] && transit(u);
+  // Each component's hops in, in the order of its links (as the adjacency lists them).
+  std::sort(edges.begin(), edges.end(), [](const auto& x, const auto& y) {
+    if (x.first != y.first) return x.first < y.first;
+    if (x.second.link != y.second.link) return x.second.link < y.second.link;
+    return x.second.direction < y.second.direction;
+  });
+  for (size_t i = 0; i < edges.size(); ++i) {
+    int v = edges[i].first;
+    if (i == 0 || edges[i - 1].first != v) {
+      edge_first_[size_t(v)] = int(i);
+      edge_count_[size_t(v)] = 0;
+    }
+    ++edge_count_[size_t(v)];
+  }
+  auto ins = [&](int v) {
+    return std::span<const std::pair<int, Hop>>(edges.data() + edge_first_[size_t(v)], size_t(edge_count_[size_t(v)]));
   };
   // The DAG's components in one list, the deepest layer first: layer d is touched[layer_begin[d] .. layer_end(d)).
   // (Scratch lists kept between routes, per thread: a route then allocates only the path it returns.)
@@ -225,14 +298,11 @@ std::optional<std::vector<Hop>> Router::find(int from, int to, const std::string
   // Costs are asked only where there is a choice: some component on the way has two routes in.
   bool choice = false;
   for (int d = depth; d > 0 && !choice; --d)
-    for (int v : layers[size_t(d)]) {
-      int in = 0;
-      for (const Hop& hop : in_of(v)) in += on_dag(hop, v) ? 1 : 0;
-      if (in > 1) {
+    for (int v : layers[size_t(d)])
+      if (edge_count_[size_t(v)] > 1) {
         choice = true;
         break;
       }
-    }
   auto layer_end = [&](int d) { return d > 0 ? layer_begin[size_t(d - 1)] : touched.size(); };
   bool costed = cost_ && choice;
   // 2-4. The best route to each useful component, layer by layer (a component's best depends only on the layer
@@ -264,8 +334,8 @@ std::optional<std::vector<Hop>> Router::find(int from, int to, const std::string
     for (size_t i = layer_begin[size_t(d)]; i < layer_end(d); ++i) {
       int v = touched[i];
       ways.clear();
-      for (const Hop& hop : in_of(v)) {
-        if (!on_dag(hop, v)) continue;
+      for (const auto& edge : ins(v)) {
+        const Hop& hop = edge.second;
         int u = near_end(t_.links[size_t(hop.link)], hop.direction);
         double lat = latency_[size_t(u)], bw = bandwidth_[size_t(u)];
         int globals = globals_[size_t(u)] + (t_.links[size_t(hop.link)].global ? 1 : 0);

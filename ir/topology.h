@@ -92,6 +92,7 @@ class Router {
   int64_t meet_ = 0;
   bool one_sided_ = false;
   std::vector<int> level_;  // per component of the route's shortest-path DAG: links from the source
+  std::vector<int> edge_first_, edge_count_;  // per component of the DAG: its hops in, in the route's list of them
   // Routes kept (keep_routes): per kind not passed through, by (from, to).
   size_t memo_limit_ = 0, memo_size_ = 0;
   std::map<std::string, std::unordered_map<uint64_t, std::optional<std::vector<Hop>>>> memo_;
