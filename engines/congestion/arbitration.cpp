@@ -25,6 +25,7 @@ void Workspace::reserve(const Plan& plan) {
     later.assign(hops, 0);
     return;
   }
+  redundant.clear();
   remaining_capacity.assign(links, 0);
   link_level.assign(links, 0);
   heap.reserve(links);
@@ -197,12 +198,67 @@ void pcie_factors(const Plan& p, const uint8_t* active, double tau, double* fact
   if (trace) trace->after_eq9.assign(factor, factor + flows);
 }
 
+void mark_redundant_links(const Plan& p, const double* capacity, Workspace& ws) {
+  const size_t links = size_t(p.link_count), flows = size_t(p.flow_count);
+  // Each link's flows in flow order (counting sort over the hops), then links grouped by a hash of that list.
+  std::vector<int> begin(links + 1, 0), fill, list(p.hop_link.size());
+  for (int l : p.hop_link) ++begin[size_t(l) + 1];
+  for (size_t l = 0; l < links; ++l) begin[l + 1] += begin[l];
+  fill.assign(begin.begin(), begin.end() - 1);
+  for (size_t f = 0; f < flows; ++f)
+    for (int h = p.path_begin[f]; h < p.path_begin[f + 1]; ++h) list[size_t(fill[size_t(p.hop_link[size_t(h)])]++)] = int(f);
+  auto same_flows = [&](size_t a, size_t b) {
+    return begin[a + 1] - begin[a] == begin[b + 1] - begin[b] &&
+           std::equal(list.begin() + begin[a], list.begin() + begin[a + 1], list.begin() + begin[b]);
+  };
+  std::vector<std::pair<uint64_t, int>> keyed(links);
+  for (size_t l = 0; l < links; ++l) {
+    uint64_t h = 1469598103934665603ull ^ uint64_t(begin[l + 1] - begin[l]);
+    for (int i = begin[l]; i < begin[l + 1]; ++i) h = (h ^ uint64_t(uint32_t(list[size_t(i)]))) * 1099511628211ull;
+    keyed[l] = {h, int(l)};
+  }
+  std::sort(keyed.begin(), keyed.end());
+  ws.redundant.assign(links, 0);
+  size_t marked = 0;
+  for (size_t i = 0; i < links;) {
+    size_t j = i;
+    while (j < links && keyed[j].first == keyed[i].first) ++j;
+    // Within a run of equal hashes, each link is kept unless an equal list has less capacity (or as much, earlier).
+    for (size_t a = i; a < j; ++a)
+      for (size_t b = i; b < j; ++b) {
+        size_t la = size_t(keyed[a].second), lb = size_t(keyed[b].second);
+        if (la == lb || !same_flows(la, lb)) continue;
+        if (capacity[lb] < capacity[la] || (capacity[lb] == capacity[la] && lb < la)) {
+          ws.redundant[la] = 1;
+          ++marked;
+          break;
+        }
+      }
+    i = j;
+  }
+  if (marked == 0) {
+    ws.redundant.clear();
+    return;
+  }
+  ws.kept_begin.assign(flows + 1, 0);
+  ws.kept_link.clear();
+  for (size_t f = 0; f < flows; ++f) {
+    for (int h = p.path_begin[f]; h < p.path_begin[f + 1]; ++h)
+      if (!ws.redundant[size_t(p.hop_link[size_t(h)])]) ws.kept_link.push_back(p.hop_link[size_t(h)]);
+    ws.kept_begin[f + 1] = int(ws.kept_link.size());
+  }
+}
+
 // Max-min fairness by progressive filling: all unfrozen flows grow at the same pace (the common level); when a
 // link is full, the flows crossing it are frozen at the level reached. Each link keeps the level at which it fills
 // (the level when its count of unfrozen flows last changed, plus its remaining capacity then over that count) in a
 // min-heap. Work per call: O(links log links + hops).
 void maxmin_rates(const Plan& p, const uint8_t* active, const double* capacity, double* rate, Workspace& ws) {
   const int flows = p.flow_count, links = p.link_count;
+  // Each flow's hops on the links that take part (all of them unless some are left out as redundant).
+  const bool pruned = !ws.redundant.empty();
+  const int* path_begin = pruned ? ws.kept_begin.data() : p.path_begin.data();
+  const int* hop_link = pruned ? ws.kept_link.data() : p.hop_link.data();
   for (int l = 0; l < links; ++l) {
     ws.remaining_capacity[size_t(l)] = capacity[l];
     ws.link_level[size_t(l)] = 0;
@@ -213,9 +269,9 @@ void maxmin_rates(const Plan& p, const uint8_t* active, const double* capacity, 
     rate[f] = 0;
     ws.frozen[size_t(f)] = !active[f];
     if (!active[f]) continue;
-    for (int h = p.path_begin[size_t(f)]; h < p.path_begin[size_t(f) + 1]; ++h) {
-      ++ws.unfrozen_on_link[size_t(p.hop_link[size_t(h)])];
-      ++ws.link_begin[size_t(p.hop_link[size_t(h)]) + 1];
+    for (int h = path_begin[f]; h < path_begin[f + 1]; ++h) {
+      ++ws.unfrozen_on_link[size_t(hop_link[h])];
+      ++ws.link_begin[size_t(hop_link[h]) + 1];
     }
   }
   // The active flows of each link, grouped by link (counting sort).
@@ -224,8 +280,7 @@ void maxmin_rates(const Plan& p, const uint8_t* active, const double* capacity, 
   for (int l = 0; l < links; ++l) ws.link_fill[size_t(l)] = ws.link_begin[size_t(l)];
   for (int f = 0; f < flows; ++f)
     if (active[f])
-      for (int h = p.path_begin[size_t(f)]; h < p.path_begin[size_t(f) + 1]; ++h)
-        ws.link_flows[size_t(ws.link_fill[size_t(p.hop_link[size_t(h)])]++)] = f;
+      for (int h = path_begin[f]; h < path_begin[f + 1]; ++h) ws.link_flows[size_t(ws.link_fill[size_t(hop_link[h])]++)] = f;
   // The heap of (fill level, link), least first; ties by link index, so the order is deterministic. When a flow
   // freezes, the fill level of each other link it crosses can only rise (the link's remaining capacity is shared
   // by fewer flows), so an entry is a lower bound of its link's fill level: an entry found below it is put back
@@ -235,7 +290,9 @@ void maxmin_rates(const Plan& p, const uint8_t* active, const double* capacity, 
   auto fill_level = [&](int l) {
     return ws.link_level[size_t(l)] + std::max(0.0, ws.remaining_capacity[size_t(l)]) / ws.unfrozen_on_link[size_t(l)];
   };
-  auto later = [](const std::pair<double, int>& a, const std::pair<double, int>& b) { return a > b; };
+  auto later = [](const std::pair<double, int>& a, const std::pair<double, int>& b) {
+    return a.first > b.first || (a.first == b.first && a.second > b.second);
+  };
   for (int l = 0; l < links; ++l)
     if (ws.unfrozen_on_link[size_t(l)] > 0) heap.emplace_back(fill_level(l), l);
   std::make_heap(heap.begin(), heap.end(), later);
@@ -275,8 +332,8 @@ void maxmin_rates(const Plan& p, const uint8_t* active, const double* capacity, 
         if (ws.frozen[size_t(f)]) continue;
         ws.frozen[size_t(f)] = 1;
         rate[f] = level;
-        for (int h = p.path_begin[size_t(f)]; h < p.path_begin[size_t(f) + 1]; ++h) {
-          size_t k = size_t(p.hop_link[size_t(h)]);
+        for (int h = path_begin[f]; h < path_begin[f + 1]; ++h) {
+          size_t k = size_t(hop_link[h]);
           // The link's flows grew together from its last level to this one; one of them stops here.
           ws.remaining_capacity[k] -= (level - ws.link_level[k]) * ws.unfrozen_on_link[k];
           ws.link_level[k] = level;

@@ -44,6 +44,7 @@ Simulator::Simulator(const CongestionEngine& e, std::span<const double> inputs, 
     for (int h = p_.path_begin[f]; h < p_.path_begin[f + 1]; ++h)
       path_bw_[f] = std::min(path_bw_[f], cap_[size_t(p_.hop_link[size_t(h)])]);
   ws_.reserve(p_);
+  if (p_.arbitration == Arbitration::MaxMin) mark_redundant_links(p_, cap_.data(), ws_);
   remaining_.assign(flows, 0);
   issue_.assign(flows, 0);
   begin_.assign(flows, 0);

@@ -67,6 +67,10 @@ struct Workspace {
   std::vector<int> unfrozen_on_link;
   std::vector<int> link_begin, link_fill, link_flows;  // active flows per link (max-min)
   std::vector<uint8_t> frozen;
+  // Per link (max-min): 1 where another link carries exactly the same flows at no more capacity, so that this one
+  // never fills first and progressive filling can leave it out (mark_redundant_links; empty: none left out).
+  std::vector<uint8_t> redundant;
+  std::vector<int> kept_begin, kept_link;  // each flow's hops on links not left out, as Plan::path_begin/hop_link
   void reserve(const Plan& plan);
 };
 
@@ -89,6 +93,11 @@ void downstream_share(std::span<const double> group_in, std::span<const uint8_t>
 // (source arbitration). Inactive flows get 0.
 void pcie_factors(const Plan& plan, const uint8_t* active, double tau, double* factor, Workspace& ws,
                   PcieTrace* trace = nullptr);
+
+// Marks the links max-min sharing can leave out at these capacities: of the links crossed by exactly the same flows
+// (a GPU's PCIe link, its NIC's and the NIC's cable carry the same messages), all but the one of least capacity
+// (the first such in link order), whose constraint implies theirs.
+void mark_redundant_links(const Plan& plan, const double* capacity, Workspace& ws);
 
 // Max-min fair rates (bytes/s) of the active flows by progressive filling over the directed links' capacities.
 void maxmin_rates(const Plan& plan, const uint8_t* active, const double* capacity, double* rate, Workspace& ws);

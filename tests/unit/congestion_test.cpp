@@ -276,6 +276,61 @@ TEST_CASE("congestion: max-min rates equal the plain progressive filling on rand
   }
 }
 
+TEST_CASE("congestion: links that carry the same flows as a narrower one are left out with the same rates") {
+  // Random plans where some links copy another link's flows (a GPU's PCIe link, its NIC's link and the NIC's cable),
+  // with capacities above, equal to or below the original's: the rates with the copies left out
+  // (mark_redundant_links) are the rates with every link, to the last bit.
+  uint64_t state = 99;
+  auto next = [&](int n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return int((state >> 33) % uint64_t(n));
+  };
+  int pruned_plans = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const int base = 1 + next(20), copies = 1 + next(10), flows = 1 + next(60);
+    std::vector<int> copy_of(static_cast<size_t>(copies));
+    for (auto& c : copy_of) c = next(base);
+    Plan p;
+    p.link_count = base + copies;
+    p.flow_count = flows;
+    p.path_begin.push_back(0);
+    for (int f = 0; f < flows; ++f) {
+      std::vector<int> path;
+      for (int h = 0, hops = 1 + next(4); h < hops; ++h) {
+        int l = next(base);
+        if (std::find(path.begin(), path.end(), l) == path.end()) path.push_back(l);
+      }
+      for (int c = 0; c < copies; ++c)  // every flow on a copied link also crosses its copy
+        if (std::find(path.begin(), path.end(), copy_of[size_t(c)]) != path.end()) path.push_back(base + c);
+      for (int l : path) {
+        p.hop_link.push_back(l);
+        p.hop_flow.push_back(f);
+      }
+      p.path_begin.push_back(int(p.hop_link.size()));
+    }
+    std::vector<int> used(static_cast<size_t>(p.link_count), 0);
+    for (int l : p.hop_link) used[size_t(l)] = 1;
+    if (std::count(used.begin(), used.end(), 0) > 0) continue;  // a plan lists only links some flow crosses
+    std::vector<double> cap(static_cast<size_t>(p.link_count));
+    for (auto& c : cap) c = double(1 + next(3)) * 12.5e9;  // ties on purpose
+    std::vector<uint8_t> active(static_cast<size_t>(flows));
+    for (auto& a : active) a = next(4) != 0;
+    Workspace all, pruned;
+    all.reserve(p);
+    pruned.reserve(p);
+    mark_redundant_links(p, cap.data(), pruned);
+    pruned_plans += pruned.redundant.empty() ? 0 : 1;
+    std::vector<double> want(static_cast<size_t>(flows)), got(static_cast<size_t>(flows));
+    maxmin_rates(p, active.data(), cap.data(), want.data(), all);
+    maxmin_rates(p, active.data(), cap.data(), got.data(), pruned);
+    for (int f = 0; f < flows; ++f) {
+      CAPTURE(trial);
+      CHECK(got[size_t(f)] == want[size_t(f)]);
+    }
+  }
+  CHECK(pruned_plans > 50);
+}
+
 TEST_CASE("congestion: the search visits every order, deterministically for any thread count") {
   T2 t2;
   std::vector<FlowSpec> flows;
