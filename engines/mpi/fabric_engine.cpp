@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <span>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -188,6 +189,7 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build_on(const ir::Topology&
     for (const auto& c : topology.components) made->push_back(c.path);
     names = std::move(made);
   }
+  e->names_ = names;
   for (size_t i = 0; i < specs.size(); ++i) {
     Step step = std::move(specs[i].step);
     for (size_t j = 0; j < specs[i].phases.size(); ++j) {
@@ -209,21 +211,30 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build_on(const ir::Topology&
           e->links_.push_back(link);
           const ir::Link& l = topology.links[size_t(link.first)];
           int from = link.second == 0 ? l.a : l.b, to = link.second == 0 ? l.b : l.a;
-          e->link_names_.push_back(topology.components[size_t(from)].path + " -> " +
-                                   topology.components[size_t(to)].path);
+          e->link_ends_.emplace_back(from, to);
         }
         phase.link_of_input.push_back(it->second);
       }
+      // The distinct routes, in lexicographic order of their links: every flow's route in one flat list, its
+      // flows sorted on their routes, each route once.
       const cg::Plan& plan = engine->plan();
-      std::set<std::vector<int>> distinct;
-      for (int f = 0; f < plan.flow_count; ++f) {
-        std::vector<int> route;
-        for (int h = plan.path_begin[size_t(f)]; h < plan.path_begin[size_t(f) + 1]; ++h)
-          route.push_back(phase.link_of_input[size_t(plan.hop_link[size_t(h)])]);
-        distinct.insert(std::move(route));
-      }
+      std::vector<int> flat(plan.hop_link.size());
+      for (size_t h = 0; h < flat.size(); ++h) flat[h] = phase.link_of_input[size_t(plan.hop_link[h])];
+      auto route_of = [&](int f) {
+        return std::span<const int>(flat.data() + plan.path_begin[size_t(f)],
+                                    size_t(plan.path_begin[size_t(f) + 1] - plan.path_begin[size_t(f)]));
+      };
+      auto less = [&](int a, int b) {
+        auto x = route_of(a), y = route_of(b);
+        return std::lexicographical_compare(x.begin(), x.end(), y.begin(), y.end());
+      };
+      std::vector<int> by_route(size_t(plan.flow_count));
+      for (int f = 0; f < plan.flow_count; ++f) by_route[size_t(f)] = f;
+      std::sort(by_route.begin(), by_route.end(), less);
       phase.route_begin.push_back(0);
-      for (const auto& route : distinct) {
+      for (size_t k = 0; k < by_route.size(); ++k) {
+        if (k > 0 && !less(by_route[k - 1], by_route[k])) continue;  // the same route as the flow before
+        auto route = route_of(by_route[k]);
         phase.route_links.insert(phase.route_links.end(), route.begin(), route.end());
         phase.route_begin.push_back(int(phase.route_links.size()));
       }
@@ -398,7 +409,8 @@ ir::EngineResult FabricCommEngine::run(std::span<const double> inputs) const {
       }
     }
     if (busiest >= 0) {
-      j["busiest_link"] = link_names_[size_t(busiest)];
+      const auto& [from, to] = link_ends_[size_t(busiest)];
+      j["busiest_link"] = (*names_)[size_t(from)] + " -> " + (*names_)[size_t(to)];
       j["busiest_link_bytes"] = load[size_t(busiest)];
       j["busiest_link_s"] = busiest_s;
     }

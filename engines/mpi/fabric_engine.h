@@ -110,7 +110,8 @@ class FabricCommEngine : public ir::Engine {
   Operation op_;
   std::vector<Step> steps_;
   std::vector<std::pair<int, int>> links_;
-  std::vector<std::string> link_names_;
+  std::vector<std::pair<int, int>> link_ends_;  // per entry of links_: the components it leaves and enters
+  std::shared_ptr<const std::vector<std::string>> names_;  // the components' paths, for a link's name in a report
   bool uses_tau_ = false;
   int first_bw_ = 0;  // index of the first bandwidth input
   int64_t period_ = 0, cluster_nodes_ = 0;  // the fast path's period and the cluster's nodes (0: not taken)
