@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
-#include <set>
 #include <span>
 #include <string_view>
 
