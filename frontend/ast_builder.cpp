@@ -27,7 +27,7 @@ struct AstBuilder::Impl : ExprBuilder {
     for (auto* a : ctx->attr()) out.push_back(attr(a));
     return out;
   }
-  Attr attr(P::AttrContext* a) { return Attr{a->IDENT()->getText(), range(a->IDENT()), expr(a->expr())}; }
+  Attr attr(P::AttrContext* a) { return Attr{a->name->getText(), range(a->name), expr(a->expr())}; }
 
   CompRef comp_ref(P::CompRefContext* ctx) {
     CompRef ref;

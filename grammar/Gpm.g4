@@ -40,7 +40,8 @@ dimFactor
 // Component types: `type V100 : gpu { peak_fp64 = 7.8 Tflop/s }`.
 typeDecl : 'type' IDENT ':' kind=(IDENT | 'link') attrBlock ;
 attrBlock : '{' attr* '}' ;
-attr : IDENT '=' expr ';'? ;
+// `overhead` is a statement's keyword and also the name of the mpi section's software latency per message.
+attr : name=(IDENT | 'overhead') '=' expr ';'? ;
 
 machineDecl : 'machine' IDENT '{' machineItem* '}' ;
 machineItem

@@ -202,6 +202,7 @@ class Lowerer {
   std::string strategy_override_;
   std::unique_ptr<ir::Router> fabric_router_;
   std::shared_ptr<const std::vector<std::string>> component_names_;
+  bool fabric_overhead_warned_ = false;  // the AssumedZero warning of a fabric model without `overhead`, said once
   int64_t loop_work_ = 0;                                     // iterations expanded so far
   std::vector<std::pair<SourceRange, std::string>> loop_text_;  // uses of bound loop variables -> their values
 };

@@ -198,7 +198,8 @@ void Lowerer::lower_mpi_section(const MachineDecl& machine) {
       value_of("copy_per_byte", Dim::seconds() / Dim::byte(), CheckKind::NonNegative, &per_byte);
   info->has_copy = latency && per_byte;
   info->inputs[mpi::in::kPinDelay] = value_of("pin_delay", Dim::seconds(), CheckKind::NonNegative, &info->has_pin);
-  info->overhead = value_of("overhead", Dim::seconds(), CheckKind::NonNegative, nullptr);
+  info->overhead = value_of("overhead", Dim::seconds(), CheckKind::NonNegative, &info->has_overhead);
+  info->section_range = section.range;
   lower_network(machine, *info, count);
   ValueId zero = b_.constant(0, Dim(), section.range);
   for (int i = mpi::in::kFits; i < mpi::in::kMachineInputs; ++i) info->inputs[size_t(i)] = zero;

@@ -33,6 +33,8 @@ struct MpiMachineInfo {
   int64_t leaf_switches = 0;    // > 0: the tree's leaves, which bound the nodes an operation may use
   ir::SourceRange network_range;
   ir::ValueId overhead = ir::kNoValue;  // the fabric model's software latency of each message
+  bool has_overhead = false;            // the section gives `overhead` (otherwise 0, with an AssumedZero warning)
+  ir::SourceRange section_range;        // the `mpi` section (none for the defaults)
   bool from_section = true;     // false: the defaults of a machine without an `mpi` section
   const frontend::TypeDecl* library = nullptr;  // the nccl model's constants: the section's `library` type
   ir::SourceRange library_range;

@@ -176,6 +176,18 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
     diags_.error(kind, s.range, fmt::format("`mpi {}` on the fabric: {}", request.name, error));
     return std::nullopt;
   }
+  if (!info.has_overhead && !fabric_overhead_warned_) {
+    // The model's software latency per message has no default a source gives: say once that it is taken as 0.
+    fabric_overhead_warned_ = true;
+    diags_.warning(DiagKind::AssumedZero, s.range,
+                   fmt::format("the fabric model prices `mpi {}` with no software latency: machine `{}` {}, so each "
+                               "message costs only its route's link latencies and bandwidths; the same holds for "
+                               "every fabric-model operation of this run",
+                               request.name, m_.machine_name,
+                               info.from_section ? "gives no `overhead` in its mpi section"
+                                                 : "has no mpi section to give its `overhead` (`mpi { model = fabric; overhead = T }`)"));
+    if (info.from_section) diags_.note(info.section_range, "`overhead = T` in this section sets it");
+  }
   EngineCall call{engine, {}};
   if (engine->uses_tau()) {
     if (tau == kNoValue) {  // sema requires tau; a guard for hand-built programs

@@ -18,7 +18,7 @@ for machine in machines/*.gpm; do
     # The provenance names the machine file and its digest, which differ by construction: compared without it.
     original=$("$gpmc" eval "$machine" "$app" --format json 2> /dev/null | without_provenance) || continue
     [ -n "$original" ] || continue
-    permuted=$("$gpmc" eval "$work/$machine" "$app" --format json 2>&1 | without_provenance)
+    permuted=$("$gpmc" eval "$work/$machine" "$app" --format json 2> /dev/null | without_provenance)
     compared=$((compared + 1))
     if [ "$original" != "$permuted" ]; then
       echo "FAIL $machine $app: the output changes when the links are declared in reverse order"
