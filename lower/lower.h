@@ -23,6 +23,7 @@ struct FabricMap;
 }  // namespace gpm::engines
 namespace gpm::mpi {
 struct FabricPlacement;
+class FabricCommEngine;
 enum class CommModel : uint8_t;
 }
 
@@ -202,6 +203,8 @@ class Lowerer {
   std::string strategy_override_;
   std::unique_ptr<ir::Router> fabric_router_;
   std::shared_ptr<const std::vector<std::string>> component_names_;
+  // The fabric engines built so far, by what decides them (lower_mpi_fabric.cpp): statements alike share one.
+  std::map<std::string, std::shared_ptr<mpi::FabricCommEngine>> fabric_engines_;
   bool fabric_overhead_warned_ = false;  // the AssumedZero warning of a fabric model without `overhead`, said once
   int64_t loop_work_ = 0;                                     // iterations expanded so far
   std::vector<std::pair<SourceRange, std::string>> loop_text_;  // uses of bound loop variables -> their values

@@ -22,6 +22,27 @@ int64_t node_of_path(const std::string& path) {
   return std::stoll(path.substr(5, path.find(']') - 5));
 }
 
+// What decides a fabric engine besides the lowering's machine: the operation and its pattern's parameters, the
+// ranks' layout and the components they run on (and stage through). Statements with the same key share one engine:
+// only their sizes, which are inputs, differ (AMGX's 23 halos of three sizes are one engine).
+std::string fabric_engine_key(const MpiFabricRequest& r, const mpi::FabricPlacement& p) {
+  const mpi::Layout& l = r.layout;
+  std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|", r.name, r.halo,
+                                r.p2p, int(r.collective), int(r.algorithm), int(r.transport), r.from, r.to, r.window,
+                                r.both, r.channels, r.grid.dims, r.grid.extent[0], r.grid.extent[1], r.grid.extent[2],
+                                r.grid.periodic, r.grid.neighbours, l.ranks, l.ranks_per_node, l.ranks_per_socket,
+                                l.nodes, l.sockets_per_node, l.nodes_per_leaf);
+  auto append = [&key](const auto& v) {
+    key += std::to_string(v.size()) + ':';
+    key.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(v[0]));
+  };
+  append(l.node);
+  append(l.socket);
+  append(p.gpu);
+  append(p.memory);
+  return key;
+}
+
 }  // namespace
 
 // A machine without an `mpi` section: one rank per GPU of a node (node[0]'s, for a cluster), mapped linearly, and
@@ -144,6 +165,13 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
   op.ranks_per_node = layout.ranks_per_node;
   op.halo = request.halo;
   op.grid = request.grid;
+  ValueId tau = kNoValue;
+  std::string key = fabric_engine_key(request, placement);
+  std::shared_ptr<mpi::FabricCommEngine> engine;
+  if (auto known = fabric_engines_.find(key); known != fabric_engines_.end()) {
+    fabric_map(tau);
+    engine = known->second;
+  } else {
   std::vector<mpi::Round> rounds;
   std::vector<mpi::HaloMessage> halo;
   uint64_t messages = 0;
@@ -167,14 +195,15 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
     diags_.error(DiagKind::ModelTooLarge, s.range, fmt::format("`mpi {}` on the fabric: {}", request.name, why));
     return std::nullopt;
   }
-  ValueId tau = kNoValue;
   engines::congestion::FabricMap fabrics = fabric_map(tau);
-  auto engine = mpi::FabricCommEngine::build(m_.topology, fabrics, link_costs(), op, placement, rounds, halo, error,
-                                             {&fabric_router(), component_names()});
+  engine = mpi::FabricCommEngine::build(m_.topology, fabrics, link_costs(), op, placement, rounds, halo, error,
+                                        {&fabric_router(), component_names()});
   if (!engine) {
     DiagKind kind = error.find("no path") != std::string::npos ? DiagKind::NoPath : DiagKind::FabricError;
     diags_.error(kind, s.range, fmt::format("`mpi {}` on the fabric: {}", request.name, error));
     return std::nullopt;
+  }
+  fabric_engines_.emplace(std::move(key), engine);
   }
   if (!info.has_overhead && !fabric_overhead_warned_) {
     // The model's software latency per message has no default a source gives: say once that it is taken as 0.

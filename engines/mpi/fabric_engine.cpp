@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <mutex>
 #include <span>
 #include <string_view>
 
@@ -19,7 +20,15 @@ namespace cg = engines::congestion;
 
 namespace {
 const char* kKindNames[kSizeKinds] = {"face", "edge", "corner"};
+constexpr size_t kMemoEntries = 1024;  // per phase; further inputs are simulated and not kept
 }
+
+// The makespans of one phase already simulated, by its inputs with the sizes scaled (phase_makespan). Engines are
+// shared by the statements of a lowering and by a sweep's threads, hence the lock.
+struct PhaseMemo {
+  std::mutex mutex;
+  std::map<std::vector<double>, double> makespan;
+};
 
 std::shared_ptr<FabricCommEngine> FabricCommEngine::build(const ir::Topology& topology, const cg::FabricMap& fabrics,
                                                           const ir::LinkCostFn& cost, Operation op,
@@ -204,6 +213,7 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build_on(const ir::Topology&
       }
       Phase phase;
       phase.what = spec.what;
+      phase.memo = std::make_shared<PhaseMemo>();
       for (const auto& link : engine->link_inputs()) {
         auto [it, fresh] = global.emplace(link, int(e->links_.size()));
         if (fresh) {
@@ -247,6 +257,44 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build_on(const ir::Topology&
   return e;
 }
 
+// Max-min sharing and PCIe arbitration give rates that depend on which flows are active, never on their sizes, and
+// every flow of a phase starts at 0; so multiplying every size by 2^k multiplies each remaining size, each time and
+// each step of the simulation by 2^k, exactly in binary floating point (outside the subnormal and overflow ranges,
+// which the bounds below keep out). The sizes are scaled to put the largest in [0.5, 1) and the makespan is kept by
+// those inputs: statements that share this engine with the same sizes, sizes that differ by a power of two (a
+// pipeline's n / 2^s segments, Minisweep's 4 and 8 MB halos) and the report's second pass take one simulation,
+// with the bits of simulating each.
+double FabricCommEngine::phase_makespan(const Phase& phase, std::vector<double>& sub) const {
+  if (!keep_makespans_) return phase.engine->time(sub);
+  const int sizes = phase.engine->size_input_count();
+  const size_t first_size = sub.size() - size_t(sizes);
+  double largest = 0;
+  for (double v : sub) {
+    if (std::isnan(v)) return phase.engine->time(sub);  // no order to keep NaN inputs by
+  }
+  for (size_t k = first_size; k < sub.size(); ++k) largest = std::max(largest, std::fabs(sub[k]));
+  int exponent = 0;
+  if (largest > 0 && std::isfinite(largest)) {
+    std::frexp(largest, &exponent);
+    bool in_range = exponent > -600 && exponent < 600;
+    for (size_t k = first_size; k < sub.size() && in_range; ++k)
+      if (sub[k] != 0 && std::fabs(sub[k]) < 0x1p-400 * largest) in_range = false;
+    if (!in_range) exponent = 0;
+    for (size_t k = first_size; k < sub.size(); ++k) sub[k] = std::ldexp(sub[k], -exponent);
+  }
+  {
+    std::lock_guard<std::mutex> lock(phase.memo->mutex);
+    if (auto it = phase.memo->makespan.find(sub); it != phase.memo->makespan.end())
+      return std::ldexp(it->second, exponent);
+  }
+  double makespan = phase.engine->time(sub);
+  if (!std::isnan(makespan)) {
+    std::lock_guard<std::mutex> lock(phase.memo->mutex);
+    if (phase.memo->makespan.size() < kMemoEntries) phase.memo->makespan.emplace(sub, makespan);
+  }
+  return std::ldexp(makespan, exponent);
+}
+
 double FabricCommEngine::step_time(const Step& step, std::span<const double> inputs, const double* sizes,
                                    double* latency, std::string* error) const {
   const size_t first_latency = size_t(first_bw_) + links_.size();
@@ -258,9 +306,11 @@ double FabricCommEngine::step_time(const Step& step, std::span<const double> inp
     if (phase.engine->uses_tau()) sub.push_back(inputs[0]);
     for (int g : phase.link_of_input) sub.push_back(inputs[size_t(first_bw_) + size_t(g)]);
     for (int k = 0; k < phase.engine->size_input_count(); ++k) sub.push_back(sizes[k]);
-    double makespan = phase.engine->time(sub);
+    double makespan = phase_makespan(phase, sub);
     if (std::isnan(makespan)) {
       if (error) {
+        sub.resize(sub.size() - size_t(phase.engine->size_input_count()));
+        for (int k = 0; k < phase.engine->size_input_count(); ++k) sub.push_back(sizes[k]);
         std::string why = phase.engine->run(sub).error;
         *error = fmt::format("{}{}: {}", step.what, phase.what.empty() ? "" : " (" + phase.what + ")",
                              why.empty() ? "no flow can move" : why);

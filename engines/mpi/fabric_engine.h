@@ -49,6 +49,8 @@ class FabricCommEngine : public ir::Engine {
   // same max-min problem as the whole round's, link by link (symmetric_period() says so); otherwise every flow.
   // `shared`, when given, is what the engines of one lowering share: one router (made with `cost`, its routes kept)
   // and the components' names.
+  // Off: every phase is simulated on its inputs as given, nothing kept (for a test of what keeping gives).
+  void keep_makespans(bool on) { keep_makespans_ = on; }
   using Shared = FabricShared;
   static std::shared_ptr<FabricCommEngine> build(const ir::Topology& topology,
                                                  const engines::congestion::FabricMap& fabrics,
@@ -89,6 +91,7 @@ class FabricCommEngine : public ir::Engine {
     // route_begin[r + 1]).
     std::vector<int> route_links, route_begin;
     std::string what;                           // "device to host", "host to host", "host to device", or ""
+    std::shared_ptr<struct PhaseMemo> memo;     // its makespans by inputs (phase_makespan)
   };
   struct Step {
     std::string what;
@@ -103,6 +106,8 @@ class FabricCommEngine : public ir::Engine {
     std::string error;
   };
   StepCost cost_of(const Step& step, std::span<const double> inputs) const;
+  // The makespan of a phase's flows for `sub` (its engine's inputs: [tau], bandwidths, sizes), kept by inputs.
+  double phase_makespan(const Phase& phase, std::vector<double>& sub) const;
   // One repeat of a step with messages of `sizes` (kSizeKinds entries): its phases' latencies and makespans.
   double step_time(const Step& step, std::span<const double> inputs, const double* sizes, double* latency,
                    std::string* error) const;
@@ -115,6 +120,7 @@ class FabricCommEngine : public ir::Engine {
   bool uses_tau_ = false;
   int first_bw_ = 0;  // index of the first bandwidth input
   int64_t period_ = 0, cluster_nodes_ = 0;  // the fast path's period and the cluster's nodes (0: not taken)
+  bool keep_makespans_ = true;
 };
 
 }  // namespace gpm::mpi

@@ -221,3 +221,58 @@ TEST_CASE("fabric: the channels of a ring are cycles over every rank, joining no
     CHECK(off_place == (nodes % 2 == 1 && nodes > 1 ? 8 : 0));
   }
 }
+
+TEST_CASE("fabric: a phase's makespans kept by scaled sizes are the bits of simulating the sizes as given") {
+  // Eight GPUs under two switches joined by one link: a 2 x 2 x 2 halo with 26 neighbours, whose faces, edges and
+  // corners share the links unevenly (several events, rates that change as messages end).
+  Net n;
+  int a = n.add("switch", "a"), b = n.add("switch", "b");
+  std::vector<int> gpus;
+  for (int i = 0; i < 8; ++i) {
+    gpus.push_back(n.add("gpu", "g[" + std::to_string(i) + "]"));
+    n.link(i % 2 == 0 ? a : b, gpus.back());
+  }
+  n.link(a, b);
+  Layout layout = make_layout(8, 8, 8, Mapping{});
+  FabricCommEngine::Operation op;
+  op.what = "halo";
+  op.ranks = 8;
+  op.nodes = 1;
+  op.ranks_per_node = 8;
+  op.halo = true;
+  op.grid.dims = 3;
+  op.grid.extent = {2, 2, 2};
+  op.grid.periodic = false;
+  op.grid.neighbours = 26;
+  std::string error;
+  auto halo = halo_messages(op.grid, 8, error);
+  REQUIRE(error.empty());
+  auto make = [&] {
+    auto e = FabricCommEngine::build(n.t, cg::FabricMap{}, {}, op, FabricPlacement{gpus, {}}, {}, halo, error);
+    REQUIRE_MESSAGE(e, error);
+    return e;
+  };
+  auto shared = make();
+  const std::vector<double> base = {3.1e6, 7.7e4, 13};
+  auto scaled = [&](double k) {
+    std::vector<double> s;
+    for (double v : base) s.push_back(v * k);
+    return s;
+  };
+  for (double bw : {12.5e9, 3.3e9}) {
+    CAPTURE(bw);
+    double first = shared->time(inputs_for(*shared, bw, 1e-7, base));
+    for (double k : {8.0, 0.25, 3.0, 1.0}) {
+      CAPTURE(k);
+      double kept = shared->time(inputs_for(*shared, bw, 0, scaled(k)));
+      auto fresh = make();
+      fresh->keep_makespans(false);
+      CHECK(kept == fresh->time(inputs_for(*fresh, bw, 0, scaled(k))));
+      if (k == 1.0) CHECK(near(kept + 3e-7, first));  // three links of 100 ns, added outside the kept makespan
+    }
+  }
+  // The sharing is uneven: the ratio of the kept makespans is not the ratio of any one size class.
+  double t1 = shared->time(inputs_for(*shared, 12.5e9, 0, base));
+  double t2 = shared->time(inputs_for(*shared, 12.5e9, 0, {base[0], base[1] * 64, base[2]}));
+  CHECK(t2 != t1);
+}
