@@ -201,7 +201,7 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
       makespan = std::max(makespan, next);
       --left;
       for (int i = e_.dependent_begin_[size_t(f)]; i < e_.dependent_begin_[size_t(f) + 1]; ++i)
-        issue_[size_t(e_.dependents_[size_t(i)])] = next;
+        issue_[size_t(e_.dependents_[size_t(i)])] = next + start_[size_t(e_.dependents_[size_t(i)])];
     }
     t = next;
   }
@@ -473,7 +473,8 @@ std::string CongestionEngine::describe() const {
   if (unordered_) out += "; each source's flows in any order (gpmc search)";
   for (size_t f = 0; f < flows_.size(); ++f) {
     out += fmt::format("\nflow {}: {}", flows_[f].name, route_text(int(f)));
-    if (flows_[f].after >= 0) out += fmt::format(" after {}", flows_[size_t(flows_[f].after)].name);
+    if (flows_[f].after >= 0)
+      out += fmt::format(" after {}{}", flows_[size_t(flows_[f].after)].name, flows_[f].has_start ? " and a delay" : "");
   }
   return out;
 }

@@ -20,7 +20,7 @@ struct FlowSpec {
   std::string name;      // its label, or "SRC -> DST"
   int src = -1, dst = -1;  // components
   int after = -1;        // the flow whose end starts this one, or -1
-  bool has_start = false;  // its start time is an input (else 0, or the end of `after`)
+  bool has_start = false;  // its start time is an input (else 0); with `after`, a delay after that flow ends
   int size_input = -1;   // which of the block's size inputs is its size (flows of a pattern share one); -1: its own
   int start_input = -1;  // with has_start: which of the start inputs is its start; -1: its own
 };

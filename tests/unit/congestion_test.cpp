@@ -160,6 +160,24 @@ TEST_CASE("congestion: a flow after another starts when it ends") {
   CHECK(near(s.makespan, 2.0));
 }
 
+TEST_CASE("congestion: a flow after another with a start input starts that long after it ends") {
+  // The copies of one stream in a par (lower_par_copies.cpp): the second copy's L+O runs from the first one's end.
+  T2 t2;
+  FlowSpec first{"x", t2.gpu[0], t2.gpu[1]};
+  first.has_start = true;
+  FlowSpec second{"y", t2.gpu[2], t2.gpu[3]};
+  second.after = 0;
+  second.has_start = true;
+  auto e = build(t2.net.t, t2.pcie(), {first, second});
+  std::vector<double> in = inputs(*e, 0.2, 1e9, 1e9);
+  in.push_back(0.25);  // x starts at 0.25 s
+  in.push_back(0.5);   // y 0.5 s after x ends
+  auto s = e->simulate(in, e->written_rank());
+  CHECK(near(s.end[0], 1.25));
+  CHECK(near(s.start[1], 1.75));
+  CHECK(near(s.makespan, 2.75));
+}
+
 TEST_CASE("congestion: tau so large that copies stall is an error, not a hang") {
   T2 t2;
   // Two copies into GPU 4 through PLX 1, one across the root complex: with tau = 1 it gets 0 until the other ends,
