@@ -51,7 +51,9 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     shared = shared || who.size() > 1;
     const Link& link = m_.topology.links[size_t(hop.first)];
     auto other = users.find({hop.first, 1 - hop.second});
-    bool crossed = other != users.end() && (other->second.size() > 1 || *other->second.begin() != *who.begin());
+    // Both directions in use at once: by two branches (one branch's copies run one after another).
+    bool crossed = other != users.end() &&
+                   !(who.size() == 1 && other->second.size() == 1 && *who.begin() == *other->second.begin());
     duplex = duplex || (link.bw_duplex[hop.second] != kNoValue && crossed);
   }
   if (!shared || duplex) {
