@@ -351,7 +351,8 @@ void Lowerer::check_fits(int gpu, ValueId bytes, SourceRange site, const std::st
 
 // `par` takes the longest of its branches, each priced alone: copies in different branches that cross one link in
 // one direction (or both directions of a link whose `bw_duplex` says what that costs) would share it, which `par`
-// does not model unless its branches are pinned copies or `seq`s of them (share_par_copies). Says so, once per par, with the first
+// does not model unless its branches are pinned copies or `seq`s of pinned copies, kernels and overheads
+// (share_par_copies). Says so, once per par, with the first
 // such pair (a `flows` block does share links).
 void Lowerer::warn_shared_links(const Stmt& s, const Task& par) {
   struct Use {
@@ -373,7 +374,8 @@ void Lowerer::warn_shared_links(const Stmt& s, const Task& par) {
         diags_.warning(DiagKind::UnmodelledSharing, s.range,
                        fmt::format("copies in this `par` cross the link {} {} {} together (`{}` and `{}`), but `par` "
                                    "prices each as if it had the link to itself{}; write them as a `flows` block, or "
-                                   "as a `par` of pinned copies and `seq`s of them, to share it",
+                                   "as a `par` of pinned copies and `seq`s of pinned copies, kernels and overheads, to "
+                                   "share it",
                                    from.path, duplex ? "<->" : "->", to.path, first->name, t.name,
                                    duplex ? ", and the link's `bw_duplex` is not applied" : ""));
         diags_.note(t.range, "the second copy");

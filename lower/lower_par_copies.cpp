@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engines/congestion/engine.h"
+#include "engines/congestion/streams.h"
 #include "lower/lower.h"
 
 namespace gpm::lower {
@@ -16,29 +17,33 @@ namespace cg = engines::congestion;
 // AHEAD eq. 10 prices a lone pinned copy at L+O + n / BW, BW the slowest link of its route. A flow that starts at
 // L+O and moves n bytes alone on that route ends at the same time; copies that cross a link in the same direction
 // at once share it by max-min fairness, as the flows of a `flows` block do (docs/models.md section 8.3). A branch
-// may be one such copy or a `seq` of them, as the copies of one CUDA stream: each copy of a sequence starts its L+O
-// when the one before it ends (van Werkhoven et al., section III: the copies of a stream run one after another).
-// Applied when every branch is made of such copies and copies of two branches share a directed link; where the
-// links' arbitration is PCIe (a lone flow there is not eq. 10), a link's `bw_duplex` would apply, or a route
-// differs from the copy's, the par stays a par and warn_shared_links says what it does not price.
+// may be one such copy or a `seq` of copies, kernels and overheads, as the work of one CUDA stream: each item starts
+// when the one before it ends (van Werkhoven et al., section III: a stream runs its operations one after another),
+// a copy with its L+O, a kernel or an overhead taking its own time (kernels of different branches overlap, as in any
+// `par`). Applied when copies of two branches share a directed link; where the links' arbitration is PCIe (a lone
+// flow there is not eq. 10), a link's `bw_duplex` would apply, a branch holds anything else (a pageable copy, a
+// nested block, an MPI operation) or a route differs from the copy's, the par stays a par and warn_shared_links says
+// what it does not price.
 Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   auto is_copy = [](const Task& t) { return t.kind == TaskKind::Op && t.flow.src >= 0; };
-  std::vector<std::vector<const Task*>> branches;  // each branch's copies, in the order they run
-  bool copies = par.children.size() >= 2;
+  auto is_delay = [](const Task& t) {
+    return t.kind == TaskKind::Op && t.flow.src < 0 && t.route.empty() && t.value != kNoValue;
+  };
+  std::vector<std::vector<const Task*>> branches;  // each branch's items, in the order they run
+  bool fits = par.children.size() >= 2, delays = false;
   for (const Task& c : par.children) {
     std::vector<const Task*>& branch = branches.emplace_back();
-    if (is_copy(c)) {
-      branch.push_back(&c);
-    } else if (c.kind == TaskKind::Seq && !c.children.empty()) {
-      for (const Task& step : c.children) {
-        copies = copies && is_copy(step);
-        branch.push_back(&step);
-      }
+    if (c.kind == TaskKind::Seq && !c.children.empty()) {
+      for (const Task& step : c.children) branch.push_back(&step);
     } else {
-      copies = false;
+      branch.push_back(&c);
+    }
+    for (const Task* t : branch) {
+      fits = fits && (is_copy(*t) || is_delay(*t));
+      delays = delays || is_delay(*t);
     }
   }
-  if (!copies) {
+  if (!fits) {
     warn_shared_links(s, par);
     return par;
   }
@@ -60,19 +65,38 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     warn_shared_links(s, par);
     return par;
   }
-  std::vector<const Task*> order;  // every copy, branch after branch: flow i is order[i]
+  // Each copy a flow, branch after branch: a branch's copy starts after the one before it (its start input then the
+  // delays between them, then its L+O); the delays after a branch's last copy are its tail.
+  auto sum = [&](ValueId a, ValueId b) { return a == kNoValue ? b : b_.binary(Opcode::Add, a, b, s.range); };
+  std::vector<const Task*> order;  // flow i is order[i]
+  std::vector<ValueId> starts, tails, kernels;
+  std::vector<engines::congestion::StreamsEngine::Branch> streams;
   std::vector<cg::FlowSpec> specs;
-  for (const auto& branch : branches)
-    for (size_t k = 0; k < branch.size(); ++k) {
+  for (const auto& branch : branches) {
+    ValueId waited = kNoValue, kernel = kNoValue;
+    auto& stream = streams.emplace_back();
+    for (const Task* t : branch) {
+      if (is_delay(*t)) {
+        waited = sum(waited, t->value);
+        if (t->kernel_part != kNoValue) kernel = sum(kernel, t->kernel_part);
+        else if (t->part == "kernels") kernel = sum(kernel, t->value);
+        continue;
+      }
       cg::FlowSpec f;
-      f.name = branch[k]->name;
-      f.src = branch[k]->flow.src;
-      f.dst = branch[k]->flow.dst;
-      f.has_start = true;  // its L+O: from 0, or from the end of the copy before it in its branch
-      if (k > 0) f.after = int(specs.size()) - 1;
+      f.name = t->name;
+      f.src = t->flow.src;
+      f.dst = t->flow.dst;
+      f.has_start = true;
+      if (!stream.flows.empty()) f.after = stream.flows.back();
+      stream.flows.push_back(int(specs.size()));
       specs.push_back(std::move(f));
-      order.push_back(branch[k]);
+      order.push_back(t);
+      starts.push_back(sum(waited, t->flow.latency));
+      waited = kNoValue;
     }
+    tails.push_back(waited == kNoValue ? b_.constant(0, Dim::seconds(), s.range) : waited);
+    kernels.push_back(kernel == kNoValue ? b_.constant(0, Dim::seconds(), s.range) : kernel);
+  }
   ValueId tau = kNoValue;
   cg::FabricMap fabrics = fabric_map(tau);
   cg::BuildError error;
@@ -93,15 +117,22 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   }
   bool sequences = order.size() > branches.size();
   Task task = Task::make(TaskKind::Engine, par.name + " (copies sharing links, as flows)", s.range);
-  task.part = order[0]->part;  // copies count as overhead (docs/output.md)
+  task.part = order[0]->part;  // copies count as overhead (docs/output.md); an engine with delays reports kernels
   task.track = "flows";
-  task.model = sequences ? "max-min fair sharing, each copy after its route's L+O (AHEAD eq. 10), a branch's copies "
-                           "one after another"
-                         : "max-min fair sharing, each copy after its route's L+O (AHEAD eq. 10)";
+  task.model = delays      ? "max-min fair sharing, each copy after its route's L+O (AHEAD eq. 10), a branch's "
+                             "copies, kernels and overheads one after another"
+               : sequences ? "max-min fair sharing, each copy after its route's L+O (AHEAD eq. 10), a branch's copies "
+                             "one after another"
+                           : "max-min fair sharing, each copy after its route's L+O (AHEAD eq. 10)";
   EngineCall call{engine, {}};
   for (auto [link, dir] : engine->link_inputs()) call.inputs.push_back(m_.topology.links[size_t(link)].bw[dir]);
   for (const Task* c : order) call.inputs.push_back(c->flow.bytes);
-  for (const Task* c : order) call.inputs.push_back(c->flow.latency);
+  call.inputs.insert(call.inputs.end(), starts.begin(), starts.end());
+  if (delays) {
+    call.engine = std::make_shared<engines::congestion::StreamsEngine>(engine, std::move(streams));
+    call.inputs.insert(call.inputs.end(), tails.begin(), tails.end());
+    call.inputs.insert(call.inputs.end(), kernels.begin(), kernels.end());
+  }
   task.engine_call = int32_t(m_.engine_calls.size());
   m_.engine_calls.push_back(std::move(call));
   return task;

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "engines/congestion/engine.h"
+#include "engines/congestion/streams.h"
 #include "test_support.h"
 
 using namespace gpm;
@@ -220,6 +221,29 @@ TEST_CASE("congestion: max-min fair shares on a ring (not a tree), computed by h
   CHECK(near(rate[1], 2));
   CHECK(near(rate[2], 8));
   CHECK(near(rate[3], 10));
+}
+
+TEST_CASE("congestion: streams end with their last copy and their tail; the last one to end sets the time") {
+  // Two copies share a 10 B/s link a -> b: 10 B each at 5 B/s end at 2 s (both start at 0). Stream 0 then waits
+  // 1 s (a kernel), stream 1 nothing; stream 2 has no copy and takes 2.5 s. The par: 3 s, stream 0's kernels.
+  Net net;
+  int a = net.add("switch", "a"), b = net.add("switch", "b");
+  net.link(a, b);
+  FlowSpec x{"x", a, b}, y{"y", a, b};
+  x.has_start = y.has_start = true;
+  auto flows = build(net.t, FabricMap{std::vector<int>(1, -1)}, {x, y});
+  StreamsEngine e(flows, {{{0}}, {{1}}, {{}}});
+  // bandwidth, sizes, starts, then each stream's tail, then each stream's kernels
+  std::vector<double> in = {10, 10, 10, 0, 0, 1, 0, 2.5, 0.75, 0, 2.5};
+  CHECK(near(e.time(in), 3.0));
+  auto r = e.run(in);
+  CHECK(near(r.time_s, 3.0));
+  CHECK(near(r.kernel_s, 0.75));
+  CHECK(r.detail["critical_stream"].get<int>() == 0);
+  CHECK(near(r.detail["streams"][1]["end_s"].get<double>(), 2.0));
+  in[7] = 3.5;  // the stream without copies now ends last
+  CHECK(near(e.time(in), 3.5));
+  CHECK(near(e.run(in).kernel_s, 2.5));
 }
 
 namespace {

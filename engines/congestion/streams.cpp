@@ -1,0 +1,79 @@
+// streams.cpp: a par's branches as streams of copies and delays; the copies share links as flows (streams.h).
+#include "engines/congestion/streams.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace gpm::engines::congestion {
+
+StreamsEngine::StreamsEngine(std::shared_ptr<const CongestionEngine> flows, std::vector<Branch> branches)
+    : flows_(std::move(flows)), branches_(std::move(branches)) {}
+
+size_t StreamsEngine::flow_inputs() const {
+  return (flows_->uses_tau() ? 1 : 0) + flows_->link_inputs().size() + size_t(flows_->size_input_count()) +
+         size_t(flows_->start_input_count());
+}
+
+StreamsEngine::Ends StreamsEngine::ends(std::span<const double> inputs) const {
+  Ends e;
+  const size_t n = flow_inputs(), b = branches_.size();
+  if (inputs.size() < n + 2 * b) {
+    e.error = "too few inputs";
+    e.time = NAN;
+    return e;
+  }
+  CongestionEngine::Schedule s = flows_->simulate(inputs.first(n), flows_->written_rank());
+  if (!s.error.empty()) {
+    e.error = s.error;
+    e.time = NAN;
+    return e;
+  }
+  e.branch_end.resize(b);
+  for (size_t i = 0; i < b; ++i) {
+    const auto& f = branches_[i].flows;
+    e.branch_end[i] = (f.empty() ? 0 : s.end[size_t(f.back())]) + inputs[n + i];
+    if (e.branch_end[i] > e.branch_end[size_t(e.critical)]) e.critical = int(i);
+  }
+  e.time = b > 0 ? e.branch_end[size_t(e.critical)] : 0;
+  return e;
+}
+
+double StreamsEngine::time(std::span<const double> inputs) const { return ends(inputs).time; }
+
+ir::EngineResult StreamsEngine::run(std::span<const double> inputs) const {
+  Ends e = ends(inputs);
+  if (!e.error.empty()) {
+    ir::EngineResult r;
+    r.error = e.error;
+    r.time_s = NAN;
+    return r;
+  }
+  // The flows' own report (their routes, starts, ends, steps and busiest links), then each branch's end.
+  ir::EngineResult r = flows_->run(inputs.first(flow_inputs()));
+  r.time_s = e.time;
+  r.kernel_s = inputs[flow_inputs() + branches_.size() + size_t(e.critical)];
+  auto streams = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < branches_.size(); ++i) {
+    nlohmann::ordered_json j;
+    j["copies"] = branches_[i].flows.size();
+    j["end_s"] = e.branch_end[i];
+    j["kernels_s"] = inputs[flow_inputs() + branches_.size() + i];
+    streams.push_back(std::move(j));
+  }
+  r.detail["streams"] = std::move(streams);
+  r.detail["critical_stream"] = e.critical;
+  return r;
+}
+
+std::string StreamsEngine::describe() const {
+  std::string out = flows_->describe();
+  for (size_t i = 0; i < branches_.size(); ++i) {
+    out += fmt::format("\nstream {}: flows", i);
+    for (int f : branches_[i].flows) out += fmt::format(" {}", f);
+    out += ", then its tail (input)";
+  }
+  return out;
+}
+
+}  // namespace gpm::engines::congestion

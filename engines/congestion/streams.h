@@ -1,0 +1,43 @@
+// streams.h: the branches of a `par` as streams: each a sequence of pinned copies and fixed delays (kernels,
+// overheads), the copies of every branch flows of one congestion engine that share the machine's links.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "engines/congestion/engine.h"
+
+namespace gpm::engines::congestion {
+
+// A branch runs its items in order, as a CUDA stream does: a copy starts its L+O when the item before it ends, a
+// kernel or an overhead takes its time. The lowering folds a branch's delays into the copies' start inputs (the
+// delays before a copy, then its L+O: a flow `after` the branch's copy before it) and keeps the delays after the
+// branch's last copy as the branch's tail. The par ends when its last branch does.
+class StreamsEngine : public ir::Engine {
+ public:
+  struct Branch {
+    std::vector<int> flows;  // its copies' flows in the congestion engine, in order (may be empty)
+  };
+  // Inputs: the congestion engine's (bandwidths, sizes, start inputs), then for each branch its tail (the time after
+  // its last copy, or all of it without copies), then for each branch its kernels' time (E2E parts).
+  StreamsEngine(std::shared_ptr<const CongestionEngine> flows, std::vector<Branch> branches);
+
+  std::string name() const override { return "streams"; }
+  double time(std::span<const double> inputs) const override;
+  ir::EngineResult run(std::span<const double> inputs) const override;
+  std::string describe() const override;
+
+ private:
+  struct Ends {
+    std::vector<double> branch_end;
+    int critical = 0;  // the first branch that ends last
+    double time = 0;
+    std::string error;
+  };
+  size_t flow_inputs() const;
+  Ends ends(std::span<const double> inputs) const;
+
+  std::shared_ptr<const CongestionEngine> flows_;
+  std::vector<Branch> branches_;
+};
+
+}  // namespace gpm::engines::congestion
