@@ -1,5 +1,6 @@
-// lower_par_copies.cpp: copies side by side in a `par` that share a link become flows of the congestion engine, each
-// starting after its route's L+O, so that the links divide their bandwidth among them (one engine for every byte).
+// lower_par_copies.cpp: copies side by side in a `par`, alone or in streams with kernels and overheads, that share a
+// link become flows of the congestion engine, each starting after its route's L+O, so that the links divide their
+// bandwidth among them (one engine for every byte).
 #include <fmt/format.h>
 
 #include <map>
