@@ -70,7 +70,12 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   // delays between them, then its L+O); the delays after a branch's last copy are its tail.
   auto sum = [&](ValueId a, ValueId b) { return a == kNoValue ? b : b_.binary(Opcode::Add, a, b, s.range); };
   std::vector<const Task*> order;  // flow i is order[i]
-  std::vector<ValueId> starts, tails, kernels;
+  std::vector<ValueId> starts, tails, kernels, each_delay;
+  // The kind a timeline shows: the copy's direction (`copy h2d ...`), a kernel, an overhead, or a d2d copy.
+  auto kind_of = [](const Task& t) -> std::string {
+    if (t.name.starts_with("copy ")) return t.name.substr(5, 3);
+    return t.part == "kernels" || t.kernel_part != kNoValue ? "kernel" : "overhead";
+  };
   std::vector<engines::congestion::StreamsEngine::Branch> streams;
   std::vector<cg::FlowSpec> specs;
   for (const auto& branch : branches) {
@@ -78,6 +83,8 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     auto& stream = streams.emplace_back();
     for (const Task* t : branch) {
       if (is_delay(*t)) {
+        stream.items.push_back({-1, int(each_delay.size()), t->name, kind_of(*t)});
+        each_delay.push_back(t->value);
         waited = sum(waited, t->value);
         if (t->kernel_part != kNoValue) kernel = sum(kernel, t->kernel_part);
         else if (t->part == "kernels") kernel = sum(kernel, t->value);
@@ -89,6 +96,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
       f.dst = t->flow.dst;
       f.has_start = true;
       if (!stream.flows.empty()) f.after = stream.flows.back();
+      stream.items.push_back({int(specs.size()), -1, t->name, kind_of(*t)});
       stream.flows.push_back(int(specs.size()));
       specs.push_back(std::move(f));
       order.push_back(t);
@@ -133,6 +141,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     call.engine = std::make_shared<engines::congestion::StreamsEngine>(engine, std::move(streams));
     call.inputs.insert(call.inputs.end(), tails.begin(), tails.end());
     call.inputs.insert(call.inputs.end(), kernels.begin(), kernels.end());
+    call.inputs.insert(call.inputs.end(), each_delay.begin(), each_delay.end());
   }
   task.engine_call = int32_t(m_.engine_calls.size());
   m_.engine_calls.push_back(std::move(call));

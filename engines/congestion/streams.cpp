@@ -15,7 +15,7 @@ size_t StreamsEngine::flow_inputs() const {
          size_t(flows_->start_input_count());
 }
 
-StreamsEngine::Ends StreamsEngine::ends(std::span<const double> inputs) const {
+StreamsEngine::Ends StreamsEngine::ends(std::span<const double> inputs, CongestionEngine::Schedule* schedule) const {
   Ends e;
   const size_t n = flow_inputs(), b = branches_.size();
   if (inputs.size() < n + 2 * b) {
@@ -36,13 +36,15 @@ StreamsEngine::Ends StreamsEngine::ends(std::span<const double> inputs) const {
     if (e.branch_end[i] > e.branch_end[size_t(e.critical)]) e.critical = int(i);
   }
   e.time = b > 0 ? e.branch_end[size_t(e.critical)] : 0;
+  if (schedule) *schedule = std::move(s);
   return e;
 }
 
 double StreamsEngine::time(std::span<const double> inputs) const { return ends(inputs).time; }
 
 ir::EngineResult StreamsEngine::run(std::span<const double> inputs) const {
-  Ends e = ends(inputs);
+  CongestionEngine::Schedule schedule;
+  Ends e = ends(inputs, &schedule);
   if (!e.error.empty()) {
     ir::EngineResult r;
     r.error = e.error;
@@ -63,6 +65,27 @@ ir::EngineResult StreamsEngine::run(std::span<const double> inputs) const {
   }
   r.detail["streams"] = std::move(streams);
   r.detail["critical_stream"] = e.critical;
+  // Each branch's items one after another: a delay for its own time, a copy from the end of the item before it (its
+  // L+O, then its bytes) to its flow's end.
+  const size_t delays = flow_inputs() + 2 * branches_.size();
+  auto timeline = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < branches_.size(); ++i) {
+    double t = 0;
+    for (const Item& item : branches_[i].items) {
+      double end = item.flow >= 0 ? schedule.end[size_t(item.flow)]
+                                  : t + (delays + size_t(item.delay) < inputs.size() ? inputs[delays + size_t(item.delay)] : 0);
+      nlohmann::ordered_json j;
+      j["engine"] = item.flow >= 0 || item.kind == "d2d" ? "copies" : item.kind == "kernel" ? "kernels" : "host";
+      j["stream"] = i;
+      j["op"] = item.name;
+      j["kind"] = item.kind;
+      j["start_s"] = t;
+      j["end_s"] = end;
+      timeline.push_back(std::move(j));
+      t = end;
+    }
+  }
+  r.detail["timeline"] = std::move(timeline);
   return r;
 }
 

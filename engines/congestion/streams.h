@@ -2,6 +2,7 @@
 // overheads), the copies of every branch flows of one congestion engine that share the machine's links.
 #pragma once
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "engines/congestion/engine.h"
@@ -14,11 +15,18 @@ namespace gpm::engines::congestion {
 // branch's last copy as the branch's tail. The par ends when its last branch does.
 class StreamsEngine : public ir::Engine {
  public:
+  // One item of a branch, for the report's timeline: a copy (its flow) or a delay (which of the delay inputs).
+  struct Item {
+    int flow = -1, delay = -1;
+    std::string name, kind;  // the operation as written; h2d, d2h, p2p (copies), kernel, overhead, d2d (delays)
+  };
   struct Branch {
     std::vector<int> flows;  // its copies' flows in the congestion engine, in order (may be empty)
+    std::vector<Item> items;  // everything it runs, in order
   };
   // Inputs: the congestion engine's (bandwidths, sizes, start inputs), then for each branch its tail (the time after
-  // its last copy, or all of it without copies), then for each branch its kernels' time (E2E parts).
+  // its last copy, or all of it without copies), then for each branch its kernels' time (E2E parts), then each
+  // delay's own time (items' `delay`), which only the timeline reads.
   StreamsEngine(std::shared_ptr<const CongestionEngine> flows, std::vector<Branch> branches);
 
   std::string name() const override { return "streams"; }
@@ -34,7 +42,7 @@ class StreamsEngine : public ir::Engine {
     std::string error;
   };
   size_t flow_inputs() const;
-  Ends ends(std::span<const double> inputs) const;
+  Ends ends(std::span<const double> inputs, CongestionEngine::Schedule* schedule = nullptr) const;
 
   std::shared_ptr<const CongestionEngine> flows_;
   std::vector<Branch> branches_;
