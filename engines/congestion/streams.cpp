@@ -1,6 +1,7 @@
 // streams.cpp: a par's branches as streams of copies and delays; the copies share links as flows (streams.h).
 #include "engines/congestion/streams.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -8,7 +9,10 @@
 namespace gpm::engines::congestion {
 
 StreamsEngine::StreamsEngine(std::shared_ptr<const CongestionEngine> flows, std::vector<Branch> branches)
-    : flows_(std::move(flows)), branches_(std::move(branches)) {}
+    : flows_(std::move(flows)), branches_(std::move(branches)) {
+  for (const Branch& b : branches_)
+    for (const Item& item : b.items) delay_inputs_ = std::max(delay_inputs_, size_t(item.delay + 1));
+}
 
 size_t StreamsEngine::flow_inputs() const {
   return (flows_->uses_tau() ? 1 : 0) + flows_->link_inputs().size() + size_t(flows_->size_input_count()) +
@@ -18,7 +22,7 @@ size_t StreamsEngine::flow_inputs() const {
 StreamsEngine::Ends StreamsEngine::ends(std::span<const double> inputs, CongestionEngine::Schedule* schedule) const {
   Ends e;
   const size_t n = flow_inputs(), b = branches_.size();
-  if (inputs.size() < n + 2 * b) {
+  if (inputs.size() < n + 2 * b + delay_inputs_) {
     e.error = "too few inputs";
     e.time = NAN;
     return e;
@@ -72,8 +76,7 @@ ir::EngineResult StreamsEngine::run(std::span<const double> inputs) const {
   for (size_t i = 0; i < branches_.size(); ++i) {
     double t = 0;
     for (const Item& item : branches_[i].items) {
-      double end = item.flow >= 0 ? schedule.end[size_t(item.flow)]
-                                  : t + (delays + size_t(item.delay) < inputs.size() ? inputs[delays + size_t(item.delay)] : 0);
+      double end = item.flow >= 0 ? schedule.end[size_t(item.flow)] : t + inputs[delays + size_t(item.delay)];
       nlohmann::ordered_json j;
       j["engine"] = item.flow >= 0 || item.kind == "d2d" ? "copies" : item.kind == "kernel" ? "kernels" : "host";
       j["stream"] = i;

@@ -46,6 +46,7 @@ class StreamsEngine : public ir::Engine {
 
   std::shared_ptr<const CongestionEngine> flows_;
   std::vector<Branch> branches_;
+  size_t delay_inputs_ = 0;  // the delays' own times the timeline reads (one past the largest item `delay`)
 };
 
 }  // namespace gpm::engines::congestion

@@ -268,10 +268,9 @@ double FabricCommEngine::phase_makespan(const Phase& phase, std::vector<double>&
   if (!keep_makespans_) return phase.engine->time(sub);
   const int sizes = phase.engine->size_input_count();
   const size_t first_size = sub.size() - size_t(sizes);
-  double largest = 0;
-  for (double v : sub) {
+  for (double v : sub)
     if (std::isnan(v)) return phase.engine->time(sub);  // no order to keep NaN inputs by
-  }
+  double largest = 0;
   for (size_t k = first_size; k < sub.size(); ++k) largest = std::max(largest, std::fabs(sub[k]));
   int exponent = 0;
   if (largest > 0 && std::isfinite(largest)) {

@@ -244,6 +244,15 @@ TEST_CASE("congestion: streams end with their last copy and their tail; the last
   in[7] = 3.5;  // the stream without copies now ends last
   CHECK(near(e.time(in), 3.5));
   CHECK(near(e.run(in).kernel_s, 2.5));
+  // A branch whose items name a delay reads that delay's own input (the timeline's): without it, no result.
+  StreamsEngine timed(flows, {{{0}, {{0, -1, "x", "h2d"}, {-1, 0, "run k", "kernel"}}}, {{1}}, {{}}});
+  CHECK(std::isnan(timed.time(in)));
+  in.push_back(1);
+  CHECK(near(timed.time(in), 3.5));
+  auto items = timed.run(in).detail["timeline"];
+  REQUIRE(items.size() == 2);  // the branches without items draw nothing
+  CHECK(near(items[1]["start_s"].get<double>(), 2.0));
+  CHECK(near(items[1]["end_s"].get<double>(), 3.0));
 }
 
 namespace {
