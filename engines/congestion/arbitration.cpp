@@ -28,7 +28,6 @@ void Workspace::reserve(const Plan& plan) {
   redundant.clear();
   remaining_capacity.assign(links, 0);
   link_level.assign(links, 0);
-  heap.reserve(links);
   unfrozen_on_link.assign(links, 0);
   link_begin.assign(links + 1, 0);
   link_fill.assign(links, 0);
@@ -281,51 +280,16 @@ void maxmin_rates(const Plan& p, const uint8_t* active, const double* capacity, 
   for (int f = 0; f < flows; ++f)
     if (active[f])
       for (int h = path_begin[f]; h < path_begin[f + 1]; ++h) ws.link_flows[size_t(ws.link_fill[size_t(hop_link[h])]++)] = f;
-  // The heap of (fill level, link), least first; ties by link index, so the order is deterministic. When a flow
-  // freezes, the fill level of each other link it crosses can only rise (the link's remaining capacity is shared
-  // by fewer flows), so an entry is a lower bound of its link's fill level: an entry found below it is put back
-  // with the current level when it reaches the top, not each time the link changes.
-  auto& heap = ws.heap;
-  heap.clear();
   auto fill_level = [&](int l) {
     return ws.link_level[size_t(l)] + std::max(0.0, ws.remaining_capacity[size_t(l)]) / ws.unfrozen_on_link[size_t(l)];
   };
-  auto later = [](const std::pair<double, int>& a, const std::pair<double, int>& b) {
-    return a.first > b.first || (a.first == b.first && a.second > b.second);
-  };
-  for (int l = 0; l < links; ++l)
-    if (ws.unfrozen_on_link[size_t(l)] > 0) heap.emplace_back(fill_level(l), l);
-  std::make_heap(heap.begin(), heap.end(), later);
-  // The top entry once it is current (its link's fill level), or false when no link has unfrozen flows.
-  auto settle = [&]() {
-    while (!heap.empty()) {
-      auto [key, l] = heap.front();
-      if (ws.unfrozen_on_link[size_t(l)] > 0 && key == fill_level(l)) return true;
-      std::pop_heap(heap.begin(), heap.end(), later);
-      heap.pop_back();
-      if (ws.unfrozen_on_link[size_t(l)] > 0) {
-        heap.emplace_back(fill_level(l), l);
-        std::push_heap(heap.begin(), heap.end(), later);
-      }
-    }
-    return false;
-  };
-  auto pop = [&]() {
-    std::pop_heap(heap.begin(), heap.end(), later);
-    int l = heap.back().second;
-    heap.pop_back();
-    return l;
-  };
+  std::vector<int>& all = ws.all_links;
+  all.resize(size_t(links));
+  for (int l = 0; l < links; ++l) all[size_t(l)] = l;
+  ws.fill.start(all, ws.unfrozen_on_link.data(), fill_level);
   std::vector<int>& full = ws.full_links;
-  while (settle()) {
-    const double level = heap.front().first;
-    // Every link full at this level, to within 1e-12 of its capacity.
-    full.assign(1, pop());
-    while (settle()) {
-      int l = heap.front().second;
-      if ((heap.front().first - level) * ws.unfrozen_on_link[size_t(l)] > 1e-12 * capacity[l]) break;
-      full.push_back(pop());
-    }
+  double level = 0;
+  while (ws.fill.next(ws.unfrozen_on_link.data(), capacity, fill_level, level, full)) {
     for (int l : full)
       for (int i = ws.link_begin[size_t(l)]; i < ws.link_begin[size_t(l) + 1]; ++i) {
         int f = ws.link_flows[size_t(i)];

@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <memory>
 #include <limits>
+#include <string_view>
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -105,6 +107,12 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
     if (error) *error = input_error_;
     return std::nan("");
   }
+  // GPMC_MAXMIN_INCREMENTAL=off solves every flow at every event instead (to compare the two, docs/models.md 8.3).
+  static const bool incremental = [] {
+    const char* env = std::getenv("GPMC_MAXMIN_INCREMENTAL");
+    return !(env && std::string_view(env) == "off");
+  }();
+  if (p_.arbitration == Arbitration::MaxMin && e_.incremental_ && incremental) return run_maxmin(out, error);
   const int flows = p_.flow_count;
   const bool source_arbitration = p_.arbitration == Arbitration::Pcie;
   for (int f = 0; f < flows; ++f) {
@@ -157,40 +165,14 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
         next = std::min(next, t + remaining_[size_t(f)] / rate_[size_t(f)]);
     }
     if (next == kInf) {
-      if (error) {
-        std::string stuck;
-        int named = 0, more = 0;
-        for (int f = 0; f < flows; ++f)
-          if (active_[size_t(f)] && named++ < 4)
-            stuck += (stuck.empty() ? "`" : ", `") + e_.flows_[size_t(f)].name + "`";
-          else if (active_[size_t(f)])
-            ++more;
-        if (more > 0) stuck += fmt::format(" and {} more", more);
+      if (error)
         *error = fmt::format("at {} s no flow can progress: {} get a congestion factor of 0 (tau is too large for "
                              "the copies sharing a port)",
-                             t, stuck.empty() ? "the remaining flows" : stuck);
-      }
+                             t, stuck_flows());
       return std::nan("");
     }
     double dt = next - t;
-    if (out && dt > 0) {
-      if (out->steps.size() < kMaxSteps && out->factor_entries < kMaxFactorEntries) {
-        CongestionEngine::Schedule::Step step{t, next, {}};
-        // Factors listed over all steps stop at the limit, within a step if need be (a step of 10^6 flows).
-        for (int f = 0; f < flows; ++f) {
-          if (!active_[size_t(f)]) continue;
-          if (out->factor_entries + step.factors.size() >= kMaxFactorEntries) {
-            out->truncated = true;
-            break;
-          }
-          step.factors.push_back({f, use_cache_ ? rate_[size_t(f)] / path_bw_[size_t(f)] : factor_[size_t(f)]});
-        }
-        out->factor_entries += step.factors.size();
-        out->steps.push_back(std::move(step));
-      } else {
-        out->truncated = true;
-      }
-    }
+    if (out && dt > 0) record_step(*out, t, next);
     for (int f = 0; f < flows; ++f) {
       if (!active_[size_t(f)]) continue;
       double moved = rate_[size_t(f)] * dt;
@@ -205,6 +187,10 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
     }
     t = next;
   }
+  return finish(out, makespan);
+}
+
+double Simulator::finish(CongestionEngine::Schedule* out, double makespan) const {
   if (out) {
     out->issued = issue_;
     out->start = begin_;
@@ -212,6 +198,37 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
     out->makespan = makespan;
   }
   return makespan;
+}
+
+std::string Simulator::stuck_flows() const {
+  std::string stuck;
+  int named = 0, more = 0;
+  for (int f = 0; f < p_.flow_count; ++f)
+    if (active_[size_t(f)] && named++ < 4)
+      stuck += (stuck.empty() ? "`" : ", `") + e_.flows_[size_t(f)].name + "`";
+    else if (active_[size_t(f)])
+      ++more;
+  if (more > 0) stuck += fmt::format(" and {} more", more);
+  return stuck.empty() ? "the remaining flows" : stuck;
+}
+
+void Simulator::record_step(CongestionEngine::Schedule& out, double t, double next) const {
+  if (out.steps.size() >= kMaxSteps || out.factor_entries >= kMaxFactorEntries) {
+    out.truncated = true;
+    return;
+  }
+  CongestionEngine::Schedule::Step step{t, next, {}};
+  // Factors listed over all steps stop at the limit, within a step if need be (a step of 10^6 flows).
+  for (int f = 0; f < p_.flow_count; ++f) {
+    if (!active_[size_t(f)]) continue;
+    if (out.factor_entries + step.factors.size() >= kMaxFactorEntries) {
+      out.truncated = true;
+      break;
+    }
+    step.factors.push_back({f, use_cache_ ? rate_[size_t(f)] / path_bw_[size_t(f)] : factor_[size_t(f)]});
+  }
+  out.factor_entries += step.factors.size();
+  out.steps.push_back(std::move(step));
 }
 
 // The search's case: every flow issued at 0, each source sending its queue in order (PCIe source arbitration).

@@ -125,6 +125,10 @@ class CongestionEngine : public ir::Engine {
   // Congestion factors of one step with the given flows active (Table I's columns; for tests).
   PcieTrace pcie_step(const std::vector<uint8_t>& active, double tau) const;
 
+  // Max-min events solve again only the part of the problem they can change (default); off, every event solves the
+  // whole problem (maxmin_rates), for tests to compare the two. Set before the engine is shared.
+  void set_incremental(bool on) { incremental_ = on; }
+
   // A component's path, for reports.
   const std::string& component_name(int c) const { return (*component_names_)[size_t(c)]; }
   // Each flow's place in its source's list as written.
@@ -150,6 +154,7 @@ class CongestionEngine : public ir::Engine {
   std::vector<int> link_far_end_;  // per compact directed link: the component it leads to
   std::vector<int> dependent_begin_, dependents_;  // flows started by flow f's end: [begin[f], begin[f + 1])
   bool unordered_ = false;
+  bool incremental_ = true;
 };
 
 }  // namespace gpm::engines::congestion

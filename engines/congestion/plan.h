@@ -1,5 +1,6 @@
 // plan.h: the flat, immutable form of a congestion problem (flows, their paths, switch ports) and the arbitration models.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -51,6 +52,63 @@ struct Plan {
   std::vector<int> input_hops;  // global hop indices (the hop leaving the switch) grouped by input port
 };
 
+// The links of a progressive filling by the level at which each fills, least first (ties by link index, so the
+// order is deterministic). When a flow freezes, the fill level of each other link it crosses can only rise (the
+// link's spare capacity is shared by fewer flows), so an entry is a lower bound of its link's level: an entry found
+// below it is put back with the current level when it reaches the top, not each time the link changes.
+// `level(l)` is link l's current fill level; `unfrozen[l]` its count of flows still growing.
+class FillQueue {
+ public:
+  template <class Level>
+  void start(std::span<const int> links, const int* unfrozen, Level level) {
+    heap_.clear();
+    for (int l : links)
+      if (unfrozen[l] > 0) heap_.emplace_back(level(l), l);
+    std::make_heap(heap_.begin(), heap_.end(), later);
+  }
+  // The next level at which links fill, with every link full at it (to within 1e-12 of its capacity) in `full`;
+  // false when no link has flows still growing.
+  template <class Level>
+  bool next(const int* unfrozen, const double* capacity, Level level, double& at, std::vector<int>& full) {
+    if (!settle(unfrozen, level)) return false;
+    at = heap_.front().first;
+    full.assign(1, pop());
+    while (settle(unfrozen, level)) {
+      int l = heap_.front().second;
+      if ((heap_.front().first - at) * unfrozen[l] > 1e-12 * capacity[l]) break;
+      full.push_back(pop());
+    }
+    return true;
+  }
+
+ private:
+  static bool later(const std::pair<double, int>& a, const std::pair<double, int>& b) {
+    return a.first > b.first || (a.first == b.first && a.second > b.second);
+  }
+  // The top entry once it is current, or false when no link has flows still growing.
+  template <class Level>
+  bool settle(const int* unfrozen, Level level) {
+    while (!heap_.empty()) {
+      auto [key, l] = heap_.front();
+      if (unfrozen[l] > 0 && key == level(l)) return true;
+      std::pop_heap(heap_.begin(), heap_.end(), later);
+      heap_.pop_back();
+      if (unfrozen[l] > 0) {
+        heap_.emplace_back(level(l), l);
+        std::push_heap(heap_.begin(), heap_.end(), later);
+      }
+    }
+    return false;
+  }
+  int pop() {
+    std::pop_heap(heap_.begin(), heap_.end(), later);
+    int l = heap_.back().second;
+    heap_.pop_back();
+    return l;
+  }
+  std::vector<std::pair<double, int>> heap_;
+};
+
 // Scratch space reused between steps so that the event loop does not allocate.
 struct Workspace {
   std::vector<double> running;  // per flow: factor so far along its path
@@ -62,8 +120,8 @@ struct Workspace {
   std::vector<double> later;    // per hop: the least factor at the flow's later ports
   std::vector<double> remaining_capacity;  // per link (max-min): at link_level
   std::vector<double> link_level;          // per link: the level when its count of unfrozen flows last changed
-  std::vector<std::pair<double, int>> heap;  // (level at which the link fills, link)
-  std::vector<int> full_links;
+  FillQueue fill;
+  std::vector<int> full_links, all_links;
   std::vector<int> unfrozen_on_link;
   std::vector<int> link_begin, link_fill, link_flows;  // active flows per link (max-min)
   std::vector<uint8_t> frozen;

@@ -23,7 +23,15 @@ class Simulator {
   double run_queues(const int* queue);
 
  private:
+  // run() for max-min sharing: each event solves again only the flows it can change (maxmin_sim.cpp).
+  double run_maxmin(CongestionEngine::Schedule* out, std::string* error);
   void compute_rates(uint64_t mask);
+  // The makespan, with each flow's issue, start and end copied into `out` when given.
+  double finish(CongestionEngine::Schedule* out, double makespan) const;
+  // The flows in flight (active_) named for an error: the first four and how many more.
+  std::string stuck_flows() const;
+  // A step of the schedule from t to next with the factor of each flow in flight (active_, factor_).
+  void record_step(CongestionEngine::Schedule& out, double t, double next) const;
   const double* cached_rates(uint64_t mask);
   // A flow is done when what is left is a rounding error of its size or of the clock.
   bool finished(int f, double now) const {

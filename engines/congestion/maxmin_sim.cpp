@@ -1,0 +1,313 @@
+// maxmin_sim.cpp: the max-min event loop that solves again, at each event, only the flows the event can change.
+//
+// Max-min sharing by progressive filling (arbitration.cpp) decides a flow's rate from the links it crosses and the
+// flows on them, so an event (flows ending, flows starting) changes the rates of only part of the problem:
+//  - Flows of another connected component (no link shared, directly or through other flows) keep their rates.
+//  - When flows only end, a flow whose rate is below the least rate r of those that ended keeps it: every link an
+//    ended flow crossed filled at r or above (a link full below r would have frozen that flow below r), so up to
+//    level r the filling sees the same links fill at the same levels, and it freezes the same flows at the same
+//    rates. Only flows at r or above can change, and only those connected to the ended flows through links
+//    shared among such flows.
+// The event's component is found by a breadth-first search from the links of the flows that ended or started,
+// through the flows that can change; its links keep, as their capacity, what the flows that cannot change leave
+// them; progressive filling runs on it alone. The rates are those of solving the whole problem (the same filling,
+// its sums taken in another order: equal to about 1e-15; the unit test compares both loops). A flow's remaining
+// bytes are brought up to date only when its rate changes, and its end is kept in a heap, so an event costs the
+// flows it changes, not every flow in flight.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "engines/congestion/simulator.h"
+
+namespace gpm::engines::congestion {
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// A min-heap of flows keyed by a time, each flow in it at most once (a new key moves it): ties by flow index.
+class FlowHeap {
+ public:
+  explicit FlowHeap(int flows) : pos_(size_t(flows), -1), key_(size_t(flows), 0) {}
+  bool empty() const { return heap_.empty(); }
+  int top() const { return heap_.front(); }
+  double top_key() const { return key_[size_t(heap_.front())]; }
+  void set(int f, double key) {
+    key_[size_t(f)] = key;
+    if (pos_[size_t(f)] < 0) {
+      pos_[size_t(f)] = int(heap_.size());
+      heap_.push_back(f);
+    }
+    up(size_t(pos_[size_t(f)]));
+    down(size_t(pos_[size_t(f)]));
+  }
+  void erase(int f) {
+    int at = pos_[size_t(f)];
+    if (at < 0) return;
+    int last = heap_.back();
+    heap_.pop_back();
+    pos_[size_t(f)] = -1;
+    if (last == f) return;
+    heap_[size_t(at)] = last;
+    pos_[size_t(last)] = at;
+    up(size_t(at));
+    down(size_t(pos_[size_t(last)]));
+  }
+
+ private:
+  bool before(int a, int b) const { return key_[size_t(a)] < key_[size_t(b)] || (key_[size_t(a)] == key_[size_t(b)] && a < b); }
+  void place(size_t i, int f) {
+    heap_[i] = f;
+    pos_[size_t(f)] = int(i);
+  }
+  void up(size_t i) {
+    int f = heap_[i];
+    while (i > 0 && before(f, heap_[(i - 1) / 2])) {
+      place(i, heap_[(i - 1) / 2]);
+      i = (i - 1) / 2;
+    }
+    place(i, f);
+  }
+  void down(size_t i) {
+    int f = heap_[i];
+    for (;;) {
+      size_t c = 2 * i + 1;
+      if (c >= heap_.size()) break;
+      if (c + 1 < heap_.size() && before(heap_[c + 1], heap_[c])) ++c;
+      if (!before(heap_[c], f)) break;
+      place(i, heap_[c]);
+      i = c;
+    }
+    place(i, f);
+  }
+  std::vector<int> heap_, pos_;
+  std::vector<double> key_;
+};
+}  // namespace
+
+double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error) {
+  const int flows = p_.flow_count, links = p_.link_count;
+  // Each flow's hops on the links that take part (mark_redundant_links leaves out those that never fill first).
+  const bool pruned = !ws_.redundant.empty();
+  const int* path_begin = pruned ? ws_.kept_begin.data() : p_.path_begin.data();
+  const int* hop_link = pruned ? ws_.kept_link.data() : p_.hop_link.data();
+  const int hops = path_begin[flows];
+  std::vector<int> hop_flow(static_cast<size_t>(hops));
+  for (int f = 0; f < flows; ++f)
+    for (int h = path_begin[f]; h < path_begin[f + 1]; ++h) hop_flow[size_t(h)] = f;
+  // The hops of the flows in flight on each link: link l's at [on_begin[l], on_begin[l] + on_size[l]), hop h at pos[h].
+  std::vector<int> on_begin(size_t(links) + 1, 0), on_size(size_t(links), 0), on_hops(static_cast<size_t>(hops)), pos(static_cast<size_t>(hops));
+  for (int h = 0; h < hops; ++h) ++on_begin[size_t(hop_link[h]) + 1];
+  for (int l = 0; l < links; ++l) on_begin[size_t(l) + 1] += on_begin[size_t(l)];
+  auto enter = [&](int f) {
+    for (int h = path_begin[f]; h < path_begin[f + 1]; ++h) {
+      size_t l = size_t(hop_link[h]);
+      int at = on_begin[l] + on_size[l]++;
+      on_hops[size_t(at)] = h;
+      pos[size_t(h)] = at;
+    }
+  };
+  auto leave = [&](int f) {
+    for (int h = path_begin[f]; h < path_begin[f + 1]; ++h) {
+      size_t l = size_t(hop_link[h]);
+      int last = on_begin[l] + --on_size[l];
+      int moved = on_hops[size_t(last)];
+      on_hops[size_t(pos[size_t(h)])] = moved;
+      pos[size_t(moved)] = pos[size_t(h)];
+    }
+  };
+
+  // Per flow: 0 waiting, 1 in flight, 2 done; its bytes left at time since[f] (its rate constant since then).
+  std::vector<uint8_t> state(size_t(flows), 0);
+  std::vector<double> since(size_t(flows), 0);
+  // Issue times; ends; when what is left comes within finished()'s tolerance.
+  FlowHeap arrivals(flows), ends(flows), nearly(flows);
+  for (int f = 0; f < flows; ++f) {
+    remaining_[size_t(f)] = bytes_[size_t(f)];
+    rate_[size_t(f)] = 0;
+    issue_[size_t(f)] = e_.flows_[size_t(f)].after >= 0 ? kInf : start_[size_t(f)];
+    begin_[size_t(f)] = kInf;
+    end_[size_t(f)] = kInf;
+    active_[size_t(f)] = 0;
+    if (issue_[size_t(f)] < kInf) arrivals.set(f, issue_[size_t(f)]);
+  }
+  auto left_at = [&](int f, double now) {
+    return remaining_[size_t(f)] - rate_[size_t(f)] * (now - since[size_t(f)]);
+  };
+  auto finished_at = [&](int f, double now) {
+    double left = left_at(f, now);
+    double rate = rate_[size_t(f)];
+    return left <= 1e-9 * bytes_[size_t(f)] || (rate > 0 && now + left / rate <= now);
+  };
+  auto schedule_end = [&](int f) {
+    factor_[size_t(f)] = rate_[size_t(f)] / path_bw_[size_t(f)];
+    double rate = rate_[size_t(f)], left = remaining_[size_t(f)], at = since[size_t(f)];
+    ends.erase(f);
+    nearly.erase(f);
+    if (left <= 0) {
+      ends.set(f, at);
+    } else if (rate > 0) {
+      ends.set(f, at + left / rate);
+      nearly.set(f, at + (left - 1e-9 * bytes_[size_t(f)]) / rate);
+    }
+  };
+
+  // The event's component and its filling: stamps instead of clearing, the component's flows and links.
+  uint32_t epoch = 0;
+  std::vector<uint32_t> flow_mark(size_t(flows), 0), link_mark(size_t(links), 0), frozen_mark(size_t(flows), 0);
+  std::vector<uint8_t> started(size_t(flows), 0);
+  std::vector<int> comp_flows, comp_links, started_now, seeds;
+  std::vector<double> spare(size_t(links), 0), level_at(size_t(links), 0), new_rate(size_t(flows), 0);
+  std::vector<int> unfrozen(size_t(links), 0);
+  FillQueue fill;
+  std::vector<int> full;
+  double least_ended = kInf;  // the least rate among the flows that ended at this event
+
+  auto solve = [&](double now) {
+    ++epoch;
+    // Flows that can change: all of them when some started; else those at or above the least rate that ended.
+    const double threshold = started_now.empty() ? least_ended : -kInf;
+    comp_flows.clear();
+    comp_links.clear();
+    for (int l : seeds)
+      if (link_mark[size_t(l)] != epoch) {
+        link_mark[size_t(l)] = epoch;
+        comp_links.push_back(l);
+      }
+    for (size_t i = 0; i < comp_links.size(); ++i) {
+      const int l = comp_links[i];
+      double capacity = cap_[size_t(l)];
+      int count = 0;
+      for (int k = on_begin[size_t(l)]; k < on_begin[size_t(l)] + on_size[size_t(l)]; ++k) {
+        int g = hop_flow[size_t(on_hops[size_t(k)])];
+        if (!started[size_t(g)] && rate_[size_t(g)] < threshold) {
+          capacity -= rate_[size_t(g)];  // keeps its rate
+          continue;
+        }
+        ++count;
+        if (flow_mark[size_t(g)] == epoch) continue;
+        flow_mark[size_t(g)] = epoch;
+        comp_flows.push_back(g);
+        for (int h = path_begin[g]; h < path_begin[g + 1]; ++h) {
+          int k2 = hop_link[h];
+          if (link_mark[size_t(k2)] != epoch) {
+            link_mark[size_t(k2)] = epoch;
+            comp_links.push_back(k2);
+          }
+        }
+      }
+      spare[size_t(l)] = capacity;
+      unfrozen[size_t(l)] = count;
+      level_at[size_t(l)] = 0;
+    }
+    // Progressive filling on the component, as maxmin_rates does it on the whole problem.
+    auto fill_level = [&](int l) { return level_at[size_t(l)] + std::max(0.0, spare[size_t(l)]) / unfrozen[size_t(l)]; };
+    fill.start(comp_links, unfrozen.data(), fill_level);
+    double level = 0;
+    while (fill.next(unfrozen.data(), cap_.data(), fill_level, level, full)) {
+      for (int l : full)
+        for (int k = on_begin[size_t(l)]; k < on_begin[size_t(l)] + on_size[size_t(l)]; ++k) {
+          int g = hop_flow[size_t(on_hops[size_t(k)])];
+          if (flow_mark[size_t(g)] != epoch || frozen_mark[size_t(g)] == epoch) continue;
+          frozen_mark[size_t(g)] = epoch;
+          new_rate[size_t(g)] = level;
+          for (int h = path_begin[g]; h < path_begin[g + 1]; ++h) {
+            size_t k2 = size_t(hop_link[h]);
+            spare[k2] -= (level - level_at[k2]) * unfrozen[k2];
+            level_at[k2] = level;
+            --unfrozen[k2];
+          }
+        }
+    }
+    // New rates: a flow whose rate changes has its bytes brought up to date and its end scheduled again.
+    for (int g : comp_flows) {
+      double r = frozen_mark[size_t(g)] == epoch ? new_rate[size_t(g)] : 0;  // a flow crossing no link never freezes
+      if (started[size_t(g)]) {
+        rate_[size_t(g)] = r;
+        schedule_end(g);
+      } else if (r != rate_[size_t(g)]) {
+        remaining_[size_t(g)] = left_at(g, now);
+        since[size_t(g)] = now;
+        rate_[size_t(g)] = r;
+        schedule_end(g);
+      }
+    }
+  };
+
+  double t = 0, makespan = 0;
+  int left = flows;
+  while (left > 0) {
+    // Flows issued by now start.
+    started_now.clear();
+    while (!arrivals.empty() && arrivals.top_key() <= t) {
+      int f = arrivals.top();
+      arrivals.erase(f);
+      state[size_t(f)] = 1;
+      active_[size_t(f)] = 1;
+      begin_[size_t(f)] = t;
+      since[size_t(f)] = t;
+      remaining_[size_t(f)] = bytes_[size_t(f)];
+      started[size_t(f)] = 1;
+      started_now.push_back(f);
+      enter(f);
+      for (int h = path_begin[f]; h < path_begin[f + 1]; ++h) seeds.push_back(hop_link[h]);
+    }
+    if (!seeds.empty() || !started_now.empty()) {
+      // A flow that crosses no link (an empty route) is its own component.
+      for (int f : started_now)
+        if (path_begin[f] == path_begin[f + 1]) {
+          rate_[size_t(f)] = 0;
+          schedule_end(f);
+        }
+      solve(t);
+    }
+    for (int f : started_now) started[size_t(f)] = 0;
+    seeds.clear();
+    least_ended = kInf;
+    // The next event: the earliest end or issue.
+    double next = arrivals.empty() ? kInf : arrivals.top_key();
+    if (!ends.empty()) next = std::min(next, ends.top_key());
+    if (next < t) next = t;
+    if (next == kInf) {
+      if (error) *error = fmt::format("at {} s no flow can progress: {} get no bandwidth", t, stuck_flows());
+      return std::nan("");
+    }
+    if (out && next > t) record_step(*out, t, next);
+    // The flows done at `next`: those whose end has come, and those whose bytes left are then within finished()'s
+    // tolerance (a flow found not to be yet keeps its entry in `ends`).
+    auto take = [&](FlowHeap& heap, bool checked) {
+      while (!heap.empty() && heap.top_key() <= next) {
+        int f = heap.top();
+        if (checked && !finished_at(f, next)) {
+          heap.erase(f);
+          continue;
+        }
+        ends.erase(f);
+        nearly.erase(f);
+        state[size_t(f)] = 2;
+        active_[size_t(f)] = 0;
+        remaining_[size_t(f)] = left_at(f, next);
+        since[size_t(f)] = next;
+        end_[size_t(f)] = next;
+        makespan = std::max(makespan, next);
+        --left;
+        least_ended = std::min(least_ended, rate_[size_t(f)]);
+        leave(f);
+        for (int h = path_begin[f]; h < path_begin[f + 1]; ++h) seeds.push_back(hop_link[h]);
+        for (int i = e_.dependent_begin_[size_t(f)]; i < e_.dependent_begin_[size_t(f) + 1]; ++i) {
+          int d = e_.dependents_[size_t(i)];
+          issue_[size_t(d)] = next + start_[size_t(d)];
+          arrivals.set(d, issue_[size_t(d)]);
+        }
+      }
+    };
+    take(ends, false);
+    take(nearly, true);
+    t = next;
+  }
+  return finish(out, makespan);
+}
+
+}  // namespace gpm::engines::congestion

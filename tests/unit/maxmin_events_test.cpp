@@ -1,0 +1,100 @@
+// maxmin_events_test.cpp: the max-min event loop that solves each event's component alone (maxmin_sim.cpp) against
+// the loop that solves the whole problem at every event, on random fabrics, sizes, starts and chains of flows.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "engines/congestion/engine.h"
+#include "test_support.h"
+
+using namespace gpm;
+using namespace gpm::engines::congestion;
+
+namespace {
+
+struct Rng {
+  uint64_t state;
+  int next(int n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return int((state >> 33) % uint64_t(n));
+  }
+};
+
+bool close(double a, double b) { return a == b || std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); }
+
+}  // namespace
+
+TEST_CASE("max-min events: solving each event's component gives the times of solving every flow at every event") {
+  Rng rng{2026};
+  int compared = 0, split = 0;
+  for (int trial = 0; trial < 120; ++trial) {
+    // A two-level tree of switches with hosts under the leaves, some hosts also linked to a second leaf, and a few
+    // links between leaves: several routes share links, some do not (components of their own).
+    test::Net net;
+    const int spines = 1 + rng.next(3), leaves = 2 + rng.next(4), per_leaf = 1 + rng.next(4);
+    std::vector<int> spine, leaf, host, host_leaf;
+    for (int s = 0; s < spines; ++s) spine.push_back(net.add("switch", "spine[" + std::to_string(s) + "]"));
+    for (int l = 0; l < leaves; ++l) {
+      leaf.push_back(net.add("switch", "leaf[" + std::to_string(l) + "]"));
+      if (trial % 4 != 0)  // every fourth fabric has no spines linked: each leaf's hosts are a component of their own
+        for (int s : spine) net.link(leaf.back(), s);
+      for (int h = 0; h < per_leaf; ++h) {
+        host.push_back(net.add("gpu", "h[" + std::to_string(host.size()) + "]"));
+        host_leaf.push_back(l);
+        net.link(host.back(), leaf.back());
+        if (rng.next(4) == 0 && l > 0 && trial % 4 != 0) net.link(host.back(), leaf[size_t(rng.next(l))]);
+      }
+    }
+    if (per_leaf < 2) continue;
+    std::vector<FlowSpec> flows;
+    const int count = 2 + rng.next(60);
+    for (int f = 0; f < count; ++f) {
+      int a = rng.next(int(host.size())), b = rng.next(int(host.size()));
+      if (trial % 4 == 0) b = host_leaf[size_t(a)] * per_leaf + rng.next(per_leaf);  // within the leaf
+      if (a == b) b = host_leaf[size_t(a)] * per_leaf + (b + 1 - host_leaf[size_t(a)] * per_leaf) % per_leaf;
+      FlowSpec spec{"f" + std::to_string(f), host[size_t(a)], host[size_t(b)]};
+      if (f > 0 && rng.next(5) == 0) spec.after = rng.next(f);
+      spec.has_start = rng.next(3) == 0;
+      flows.push_back(spec);
+    }
+    BuildError error;
+    FabricMap maxmin{std::vector<int>(net.t.links.size(), -1)};
+    auto inc = CongestionEngine::build(net.t, maxmin, flows, false, error);
+    auto whole = CongestionEngine::build(net.t, maxmin, flows, false, error);
+    INFO(error.message);
+    REQUIRE(inc);
+    REQUIRE(whole);
+    whole->set_incremental(false);
+    std::vector<double> in;
+    for (size_t k = 0; k < inc->link_inputs().size(); ++k) in.push_back(double(1 + rng.next(4)) * 12.5e9);  // ties
+    const double sizes[] = {8, 1600, 320e3, 1e6, 0};
+    for (int k = 0; k < inc->size_input_count(); ++k) in.push_back(sizes[rng.next(5)] * (1 + rng.next(3)));
+    for (int k = 0; k < inc->start_input_count(); ++k) in.push_back(rng.next(3) * 1e-6);
+    auto a = inc->simulate(in, inc->written_rank());
+    auto b = whole->simulate(in, whole->written_rank());
+    REQUIRE(a.error.empty());
+    REQUIRE(b.error.empty());
+    CAPTURE(trial);
+    CHECK(close(a.makespan, b.makespan));
+    for (size_t f = 0; f < flows.size(); ++f) {
+      CAPTURE(f);
+      CHECK(close(a.start[f], b.start[f]));
+      CHECK(close(a.end[f], b.end[f]));
+    }
+    // The steps and their factors (each step lists its flows in flow order in both).
+    REQUIRE(a.steps.size() == b.steps.size());
+    for (size_t s = 0; s < a.steps.size(); ++s) {
+      REQUIRE(a.steps[s].factors.size() == b.steps[s].factors.size());
+      for (size_t k = 0; k < a.steps[s].factors.size(); ++k) {
+        CHECK(a.steps[s].factors[k].first == b.steps[s].factors[k].first);
+        CHECK(close(a.steps[s].factors[k].second, b.steps[s].factors[k].second));
+      }
+    }
+    ++compared;
+    split += trial % 4 == 0;
+  }
+  CHECK(compared > 60);
+  CHECK(split > 15);
+}
