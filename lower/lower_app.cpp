@@ -5,6 +5,7 @@
 
 #include <functional>
 
+#include "engines/congestion/engine.h"
 #include "lower/lower.h"
 #include "ir/topology.h"
 
@@ -357,32 +358,52 @@ void Lowerer::check_fits(int gpu, ValueId bytes, SourceRange site, const std::st
 void Lowerer::warn_shared_links(const Stmt& s, const Task& par) {
   struct Use {
     size_t branch;
-    const Task* copy;
+    std::string name;
+    bool flow;  // a flow of a `flows` block, not a copy
   };
-  std::map<std::pair<int, int>, Use> used;  // (link, direction) -> the first copy crossing it
-  std::function<bool(const Task&, size_t)> visit = [&](const Task& t, size_t branch) {
-    for (auto [link_id, direction] : t.route) {
+  std::map<std::pair<int, int>, Use> used;  // (link, direction) -> the first copy or flow crossing it
+  // One copy's or flow's hops; false once a link is found shared (and said so).
+  auto cross = [&](const std::vector<std::pair<int32_t, int32_t>>& route, const std::string& name, bool flow,
+                   SourceRange where, size_t branch) {
+    for (auto [link_id, direction] : route) {
       Hop hop{link_id, direction};
       const Link& link = m_.topology.links[size_t(hop.link)];
       auto same = used.find({hop.link, hop.direction});
       auto other = used.find({hop.link, 1 - hop.direction});
       bool duplex = other != used.end() && other->second.branch != branch && link.bw_duplex[hop.direction] != kNoValue;
       if ((same != used.end() && same->second.branch != branch) || duplex) {
-        const Task* first = duplex ? other->second.copy : same->second.copy;
+        const Use& first = duplex ? other->second : same->second;
         const Component& from = m_.topology.components[size_t(hop.direction == 0 ? link.a : link.b)];
         const Component& to = m_.topology.components[size_t(hop.direction == 0 ? link.b : link.a)];
         diags_.warning(DiagKind::UnmodelledSharing, s.range,
-                       fmt::format("copies in this `par` cross the link {} {} {} together (`{}` and `{}`), but `par` "
+                       fmt::format("{} in this `par` cross the link {} {} {} together (`{}` and `{}`), but `par` "
                                    "prices each as if it had the link to itself{}; write them as a `flows` block, or "
-                                   "as a `par` of pinned copies and `seq`s of pinned copies, kernels and overheads, to "
-                                   "share it",
-                                   from.path, duplex ? "<->" : "->", to.path, first->name, t.name,
+                                   "as a `par` of pinned copies, `flows` blocks and `seq`s of pinned copies, kernels "
+                                   "and overheads (a block last), to share it",
+                                   first.flow && flow ? "flows" : first.flow || flow ? "copies and flows" : "copies", from.path,
+                                   duplex ? "<->" : "->", to.path, first.name, name,
                                    duplex ? ", and the link's `bw_duplex` is not applied" : ""));
-        diags_.note(t.range, "the second copy");
+        diags_.note(where, flow ? "the block of the second flow" : "the second copy");
         return false;
       }
-      used.insert({{hop.link, hop.direction}, {branch, &t}});
+      used.insert({{hop.link, hop.direction}, {branch, name, flow}});
     }
+    return true;
+  };
+  std::function<bool(const Task&, size_t)> visit = [&](const Task& t, size_t branch) {
+    if (!cross(t.route, t.name, false, t.range, branch)) return false;
+    // A `flows` block's flows (any arbitration) cross their routes too.
+    if (t.kind == TaskKind::Engine && t.engine_call >= 0)
+      if (auto e = std::dynamic_pointer_cast<const engines::congestion::CongestionEngine>(
+              m_.engine_calls[size_t(t.engine_call)].engine)) {
+        const auto& plan = e->plan();
+        for (int f = 0; f < plan.flow_count; ++f) {
+          std::vector<std::pair<int32_t, int32_t>> route;
+          for (int h = plan.path_begin[size_t(f)]; h < plan.path_begin[size_t(f) + 1]; ++h)
+            route.push_back(e->link_inputs()[size_t(plan.hop_link[size_t(h)])]);
+          if (!cross(route, e->flows()[size_t(f)].name, true, t.range, branch)) return false;
+        }
+      }
     for (const Task& child : t.children)
       if (!visit(child, branch)) return false;
     return true;

@@ -1,6 +1,6 @@
-// lower_par_copies.cpp: copies side by side in a `par`, alone or in streams with kernels and overheads, that share a
-// link become flows of the congestion engine, each starting after its route's L+O, so that the links divide their
-// bandwidth among them (one engine for every byte).
+// lower_par_copies.cpp: copies side by side in a `par`, alone or in streams with kernels and overheads, and the
+// flows of `flows` blocks among them, that share a link become flows of one congestion engine, each copy starting
+// after its route's L+O, so that the links divide their bandwidth among them (one engine for every byte).
 #include <fmt/format.h>
 
 #include <map>
@@ -21,14 +21,22 @@ namespace cg = engines::congestion;
 // may be one such copy or a `seq` of copies, kernels and overheads, as the work of one CUDA stream: each item starts
 // when the one before it ends (van Werkhoven et al., section III: a stream runs its operations one after another),
 // a copy with its L+O, a kernel or an overhead taking its own time (kernels of different branches overlap, as in any
-// `par`). Applied when copies of two branches share a directed link; where the links' arbitration is PCIe (a lone
-// flow there is not eq. 10), a link's `bw_duplex` would apply, a branch holds anything else (a pageable copy, a
-// nested block, an MPI operation) or a route differs from the copy's, the par stays a par and warn_shared_links says
+// `par`). A `flows` block (max-min, in written order) may be a branch or end one: its flows join the engine, those
+// that start with the block after the branch's copy before it (docs/models.md section 8.8). Applied when flows of
+// two branches share a directed link; where the links' arbitration is PCIe (a lone flow there is not eq. 10), a
+// link's `bw_duplex` would apply, a branch holds anything else (a pageable copy, a nested block, an MPI operation, a
+// block before other items) or a route differs from the copy's, the par stays a par and warn_shared_links says
 // what it does not price.
 Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   auto is_copy = [](const Task& t) { return t.kind == TaskKind::Op && t.flow.src >= 0; };
   auto is_delay = [](const Task& t) {
     return t.kind == TaskKind::Op && t.flow.src < 0 && t.route.empty() && t.value != kNoValue;
+  };
+  // A `flows` block of max-min links, its flows in written order (or a par of copies lowered so): its engine.
+  auto block_of = [&](const Task& t) -> std::shared_ptr<const cg::CongestionEngine> {
+    if (t.kind != TaskKind::Engine || t.engine_call < 0) return nullptr;
+    auto e = std::dynamic_pointer_cast<const cg::CongestionEngine>(m_.engine_calls[size_t(t.engine_call)].engine);
+    return e && !e->uses_tau() && !e->unordered() ? e : nullptr;
   };
   std::vector<std::vector<const Task*>> branches;  // each branch's items, in the order they run
   bool fits = par.children.size() >= 2, delays = false;
@@ -39,19 +47,40 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     } else {
       branch.push_back(&c);
     }
-    for (const Task* t : branch) {
-      fits = fits && (is_copy(*t) || is_delay(*t));
-      delays = delays || is_delay(*t);
+    for (size_t i = 0; i < branch.size(); ++i) {
+      const Task& t = *branch[i];
+      // A block ends its branch: what followed it would wait for all of its flows.
+      fits = fits && (is_copy(t) || is_delay(t) || (block_of(t) && i + 1 == branch.size()));
+      delays = delays || is_delay(t);
     }
   }
   if (!fits) {
     warn_shared_links(s, par);
     return par;
   }
-  std::map<std::pair<int, int>, std::set<size_t>> users;  // (link, direction) -> the branches whose copies cross it
+  // Every flow to be: a copy, or a flow of a block (its engine's flow `index`), with its route and branch.
+  struct Planned {
+    const Task* task;
+    int index;  // the block's flow, or -1 for a copy
+    size_t branch;
+    std::vector<std::pair<int32_t, int32_t>> route;
+  };
+  std::vector<Planned> planned;
   for (size_t b = 0; b < branches.size(); ++b)
-    for (const Task* c : branches[b])
-      for (auto [link, direction] : c->route) users[{link, direction}].insert(b);
+    for (const Task* t : branches[b]) {
+      if (is_copy(*t)) planned.push_back({t, -1, b, t->route});
+      auto block = block_of(*t);
+      if (!block) continue;
+      const cg::Plan& plan = block->plan();
+      for (int f = 0; f < plan.flow_count; ++f) {
+        Planned& p = planned.emplace_back(Planned{t, f, b, {}});
+        for (int h = plan.path_begin[size_t(f)]; h < plan.path_begin[size_t(f) + 1]; ++h)
+          p.route.push_back(block->link_inputs()[size_t(plan.hop_link[size_t(h)])]);
+      }
+    }
+  std::map<std::pair<int, int>, std::set<size_t>> users;  // (link, direction) -> the branches whose flows cross it
+  for (const Planned& p : planned)
+    for (auto [link, direction] : p.route) users[{link, direction}].insert(p.branch);
   bool shared = false, duplex = false;
   for (const auto& [hop, who] : users) {
     shared = shared || who.size() > 1;
@@ -67,10 +96,11 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     return par;
   }
   // Each copy a flow, branch after branch: a branch's copy starts after the one before it (its start input then the
-  // delays between them, then its L+O); the delays after a branch's last copy are its tail.
+  // delays between them, then its L+O); the delays after a branch's last copy are its tail. A block's flows keep
+  // their own `after` and start times; those that start with the block start after the branch's copy before it,
+  // once the delays between have passed.
   auto sum = [&](ValueId a, ValueId b) { return a == kNoValue ? b : b_.binary(Opcode::Add, a, b, s.range); };
-  std::vector<const Task*> order;  // flow i is order[i]
-  std::vector<ValueId> starts, tails, kernels, each_delay;
+  std::vector<ValueId> bytes, starts, tails, kernels, each_delay;
   // The kind a timeline shows: the copy's direction (`copy h2d ...`), a kernel, an overhead, or a d2d copy.
   auto kind_of = [](const Task& t) -> std::string {
     if (t.name.starts_with("copy ")) return t.name.substr(5, 3);
@@ -78,6 +108,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   };
   std::vector<engines::congestion::StreamsEngine::Branch> streams;
   std::vector<cg::FlowSpec> specs;
+  bool blocks = false;
   for (const auto& branch : branches) {
     ValueId waited = kNoValue, kernel = kNoValue;
     auto& stream = streams.emplace_back();
@@ -90,6 +121,28 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
         else if (t->part == "kernels") kernel = sum(kernel, t->value);
         continue;
       }
+      if (auto block = block_of(*t)) {
+        blocks = true;
+        const ir::EngineCall& call = m_.engine_calls[size_t(t->engine_call)];
+        const size_t sizes_at = block->link_inputs().size(), starts_at = sizes_at + size_t(block->size_input_count());
+        const int base = int(specs.size()), before = stream.flows.empty() ? -1 : stream.flows.back();
+        for (size_t k = 0; k < block->flows().size(); ++k) {
+          cg::FlowSpec f = block->flows()[k];
+          ValueId own = f.has_start ? ValueId(call.inputs[starts_at + size_t(f.start_input)]) : kNoValue;
+          ValueId start = f.after >= 0 ? own : sum(waited, own);
+          f.after = f.after >= 0 ? base + f.after : before;
+          f.has_start = start != kNoValue;
+          if (f.has_start) starts.push_back(start);
+          f.size_input = -1;
+          f.start_input = -1;
+          bytes.push_back(call.inputs[sizes_at + size_t(block->flows()[k].size_input)]);
+          stream.items.push_back({int(specs.size()), -1, f.name, "flow"});
+          stream.flows.push_back(int(specs.size()));
+          specs.push_back(std::move(f));
+        }
+        waited = kNoValue;
+        continue;
+      }
       cg::FlowSpec f;
       f.name = t->name;
       f.src = t->flow.src;
@@ -99,7 +152,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
       stream.items.push_back({int(specs.size()), -1, t->name, kind_of(*t)});
       stream.flows.push_back(int(specs.size()));
       specs.push_back(std::move(f));
-      order.push_back(t);
+      bytes.push_back(t->flow.bytes);
       starts.push_back(sum(waited, t->flow.latency));
       waited = kNoValue;
     }
@@ -111,22 +164,22 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   cg::BuildError error;
   auto engine = cg::CongestionEngine::build(m_.topology, fabrics, std::move(specs), false, error, link_costs());
   bool same_routes = engine && !engine->uses_tau();
-  for (size_t i = 0; same_routes && i < order.size(); ++i) {
+  for (size_t i = 0; same_routes && i < planned.size(); ++i) {
     const cg::Plan& plan = engine->plan();
     std::vector<std::pair<int32_t, int32_t>> route;
     for (int h = plan.path_begin[i]; h < plan.path_begin[i + 1]; ++h) {
       auto [link, direction] = engine->link_inputs()[size_t(plan.hop_link[size_t(h)])];
       route.emplace_back(link, direction);
     }
-    same_routes = route == order[i]->route;
+    same_routes = route == planned[i].route;
   }
   if (!same_routes) {
     warn_shared_links(s, par);
     return par;
   }
-  bool sequences = order.size() > branches.size();
-  Task task = Task::make(TaskKind::Engine, par.name + " (copies sharing links, as flows)", s.range);
-  task.part = order[0]->part;  // copies count as overhead (docs/output.md); an engine with delays reports kernels
+  bool sequences = planned.size() > branches.size();
+  Task task = Task::make(TaskKind::Engine, par.name + (blocks ? " (copies and flows sharing links)" : " (copies sharing links, as flows)"), s.range);
+  task.part = planned[0].task->part;  // copies count as overhead (docs/output.md); an engine with delays reports kernels
   task.track = "flows";
   task.model = delays      ? "max-min fair sharing, each copy after its route's L+O (AHEAD eq. 10), a branch's "
                              "copies, kernels and overheads one after another"
@@ -135,7 +188,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
                            : "max-min fair sharing, each copy after its route's L+O (AHEAD eq. 10)";
   EngineCall call{engine, {}};
   for (auto [link, dir] : engine->link_inputs()) call.inputs.push_back(m_.topology.links[size_t(link)].bw[dir]);
-  for (const Task* c : order) call.inputs.push_back(c->flow.bytes);
+  call.inputs.insert(call.inputs.end(), bytes.begin(), bytes.end());
   call.inputs.insert(call.inputs.end(), starts.begin(), starts.end());
   if (delays) {
     call.engine = std::make_shared<engines::congestion::StreamsEngine>(engine, std::move(streams));

@@ -117,20 +117,37 @@ class TimelineBuilder {
   void schedule(const Row& row, double start) {
     int pid = next_pid_++;
     process(pid, fmt::format("{} at {:.6g} s", row.name, start));
-    std::vector<std::pair<std::string, int>> tracks;
+    // A track per engine and stream; items of one that overlap (the flows of a `flows` block run side by side) go
+    // to further lanes of it, named `(2)`, `(3)`, ...
+    struct Track {
+      std::string engine;
+      int stream, lane, tid;
+      double end;
+    };
+    std::vector<Track> tracks;
     for (const auto& item : row.detail["timeline"]) {
-      std::pair<std::string, int> key{item["engine"].get<std::string>(), item["stream"].get<int>()};
-      auto it = std::find(tracks.begin(), tracks.end(), key);
-      int tid = int(it - tracks.begin()) + 1;
-      if (it == tracks.end()) {
-        tracks.push_back(key);
+      std::string engine = item["engine"].get<std::string>();
+      int stream = item["stream"].get<int>();
+      double from = item["start_s"].get<double>(), to = item["end_s"].get<double>();
+      int lane = 0, tid = -1;
+      for (Track& t : tracks) {
+        if (t.engine != engine || t.stream != stream) continue;
+        lane = std::max(lane, t.lane + 1);
+        if (tid < 0 && t.end <= from * (1 + 1e-12) + 1e-18) {
+          tid = t.tid;
+          t.end = to;
+        }
+      }
+      if (tid < 0) {
+        tid = int(tracks.size()) + 1;
+        tracks.push_back({engine, stream, lane, tid, to});
         events_.push_back({{"name", "thread_name"},
                            {"ph", "M"},
                            {"pid", pid},
                            {"tid", tid},
-                           {"args", {{"name", fmt::format("{} / stream {}", key.first, key.second)}}}});
+                           {"args", {{"name", lane == 0 ? fmt::format("{} / stream {}", engine, stream)
+                                                        : fmt::format("{} / stream {} ({})", engine, stream, lane + 1)}}}});
       }
-      double from = item["start_s"].get<double>(), to = item["end_s"].get<double>();
       events_.push_back({{"name", item["op"]},
                          {"cat", item["kind"]},
                          {"ph", "X"},

@@ -36,7 +36,9 @@ StreamsEngine::Ends StreamsEngine::ends(std::span<const double> inputs, Congesti
   e.branch_end.resize(b);
   for (size_t i = 0; i < b; ++i) {
     const auto& f = branches_[i].flows;
-    e.branch_end[i] = (f.empty() ? 0 : s.end[size_t(f.back())]) + inputs[n + i];
+    double last = 0;  // a branch's copies end one after another; the flows of a block it ends with, in any order
+    for (int k : f) last = std::max(last, s.end[size_t(k)]);
+    e.branch_end[i] = last + inputs[n + i];
     if (e.branch_end[i] > e.branch_end[size_t(e.critical)]) e.critical = int(i);
   }
   e.time = b > 0 ? e.branch_end[size_t(e.critical)] : 0;
@@ -70,22 +72,27 @@ ir::EngineResult StreamsEngine::run(std::span<const double> inputs) const {
   r.detail["streams"] = std::move(streams);
   r.detail["critical_stream"] = e.critical;
   // Each branch's items one after another: a delay for its own time, a copy from the end of the item before it (its
-  // L+O, then its bytes) to its flow's end.
+  // L+O, then its bytes) to its flow's end, a block's flows side by side.
   const size_t delays = flow_inputs() + 2 * branches_.size();
   auto timeline = nlohmann::ordered_json::array();
   for (size_t i = 0; i < branches_.size(); ++i) {
     double t = 0;
     for (const Item& item : branches_[i].items) {
       double end = item.flow >= 0 ? schedule.end[size_t(item.flow)] : t + inputs[delays + size_t(item.delay)];
+      // A block's flows run side by side, each from its issue (the end of what it waits for, then its start time).
+      double start = item.kind == "flow" ? schedule.issued[size_t(item.flow)] : t;
       nlohmann::ordered_json j;
-      j["engine"] = item.flow >= 0 || item.kind == "d2d" ? "copies" : item.kind == "kernel" ? "kernels" : "host";
+      j["engine"] = item.kind == "flow"                     ? "flows"
+                    : item.flow >= 0 || item.kind == "d2d" ? "copies"
+                    : item.kind == "kernel"                ? "kernels"
+                                                           : "host";
       j["stream"] = i;
       j["op"] = item.name;
       j["kind"] = item.kind;
-      j["start_s"] = t;
+      j["start_s"] = start;
       j["end_s"] = end;
       timeline.push_back(std::move(j));
-      t = end;
+      t = std::max(t, end);
     }
   }
   r.detail["timeline"] = std::move(timeline);

@@ -1,5 +1,6 @@
 // streams.h: the branches of a `par` as streams: each a sequence of pinned copies and fixed delays (kernels,
-// overheads), the copies of every branch flows of one congestion engine that share the machine's links.
+// overheads), perhaps ending with a `flows` block, the copies and flows of every branch flows of one congestion
+// engine that share the machine's links.
 #pragma once
 #include <memory>
 #include <string>
@@ -18,10 +19,10 @@ class StreamsEngine : public ir::Engine {
   // One item of a branch, for the report's timeline: a copy (its flow) or a delay (which of the delay inputs).
   struct Item {
     int flow = -1, delay = -1;
-    std::string name, kind;  // the operation as written; h2d, d2h, p2p (copies), kernel, overhead, d2d (delays)
+    std::string name, kind;  // the operation as written; h2d, d2h, p2p (copies), flow (a block's), kernel, overhead, d2d (delays)
   };
   struct Branch {
-    std::vector<int> flows;  // its copies' flows in the congestion engine, in order (may be empty)
+    std::vector<int> flows;  // its copies' flows in the congestion engine, in order, then its block's (may be empty)
     std::vector<Item> items;  // everything it runs, in order
   };
   // Inputs: the congestion engine's (bandwidths, sizes, start inputs), then for each branch its tail (the time after

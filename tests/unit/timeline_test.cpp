@@ -137,3 +137,31 @@ TEST_CASE("timeline: a par's branches start together on separate tracks; an offl
   CHECK(first == approx(6000.0));
   CHECK(last == approx(t.report.total_s * 1e6));
 }
+
+TEST_CASE("timeline: a par's streams with a flows block draw the block's flows side by side, no track overlapping") {
+  // tests/golden/eval/par_flows_copies.gpm: the block's `a` and `b` run at once (2.4985 ms), then the flow after
+  // `a`; the other stream's kernel (1 ms) then its copy, to 3.5015 ms.
+  Traced t = trace(GPM_SOURCE_DIR "/tests/golden/loops/inputs/four_gpus.gpm",
+                   GPM_SOURCE_DIR "/tests/golden/eval/par_flows_copies.gpm");
+  REQUIRE(t.by_pid.count(2) == 1);
+  const auto& slices = t.by_pid[2];
+  REQUIRE(slices.size() == 5);
+  std::map<std::string, nlohmann::json> by_name;
+  for (const auto& s : slices) by_name[s["name"].get<std::string>()] = s;
+  CHECK(by_name["a"]["ts"].get<double>() == 0.0);
+  CHECK(by_name["b"]["ts"].get<double>() == 0.0);
+  CHECK(by_name["a"]["tid"] != by_name["b"]["tid"]);  // at once: two lanes of the stream's flows
+  CHECK(by_name["p -> g[3]"]["ts"].get<double>() == approx(end_of(by_name["a"])));
+  CHECK(end_of(by_name["a"]) == approx(2498.5));
+  CHECK(by_name["run k on g[2]"]["dur"].get<double>() == approx(1000.0));
+  double last = 0;
+  for (const auto& s : slices) last = std::max(last, end_of(s));
+  CHECK(last == approx(t.report.total_s * 1e6));
+  CHECK(last == approx(3501.5));
+  check_tracks(slices);
+  // The lanes are named after the stream: `flows / stream 0` and `flows / stream 0 (2)`.
+  std::vector<std::string> names;
+  for (const auto& e : t.doc["traceEvents"])
+    if (e["ph"] == "M" && e["pid"] == 2 && e["name"] == "thread_name") names.push_back(e["args"]["name"]);
+  CHECK(std::find(names.begin(), names.end(), "flows / stream 0 (2)") != names.end());
+}
