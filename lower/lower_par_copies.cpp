@@ -106,6 +106,21 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     if (t.name.starts_with("copy ")) return t.name.substr(5, 3);
     return t.part == "kernels" || t.kernel_part != kNoValue ? "kernel" : "overhead";
   };
+  // A GPU's copy engines (its `copy_engines`, [WERK] section III and Table III): with one, its copies both ways
+  // take turns on it; with two, each direction has its own. Other counts, or none declared: copies share links only.
+  std::map<std::pair<int, int>, int> queues;  // (GPU, direction) -> queue
+  auto queue_of = [&](const Task& t) {
+    std::string kind = kind_of(t);
+    if (kind != "h2d" && kind != "d2h") return -1;
+    int gpu = kind == "h2d" ? t.flow.dst : t.flow.src;
+    const auto& attrs = m_.topology.components[size_t(gpu)].attrs;
+    auto engines = attrs.find("copy_engines");
+    if (engines == attrs.end()) return -1;
+    double n = eager_value(engines->second);
+    if (n != 1 && n != 2) return -1;
+    int direction = n == 2 && kind == "d2h" ? 1 : 0;
+    return queues.emplace(std::pair{gpu, direction}, int(queues.size())).first->second;
+  };
   std::vector<engines::congestion::StreamsEngine::Branch> streams;
   std::vector<cg::FlowSpec> specs;
   bool blocks = false;
@@ -148,6 +163,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
       f.src = t->flow.src;
       f.dst = t->flow.dst;
       f.has_start = true;
+      f.queue = queue_of(*t);
       if (!stream.flows.empty()) f.after = stream.flows.back();
       stream.items.push_back({int(specs.size()), -1, t->name, kind_of(*t)});
       stream.flows.push_back(int(specs.size()));
@@ -186,6 +202,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
                : sequences ? "max-min fair sharing, each copy after its route's L+O (AHEAD eq. 10), a branch's copies "
                              "one after another"
                            : "max-min fair sharing, each copy after its route's L+O (AHEAD eq. 10)";
+  if (!queues.empty()) task.model += "; a GPU's copies take turns on its copy engines ([WERK] III)";
   EngineCall call{engine, {}};
   for (auto [link, dir] : engine->link_inputs()) call.inputs.push_back(m_.topology.links[size_t(link)].bw[dir]);
   call.inputs.insert(call.inputs.end(), bytes.begin(), bytes.end());

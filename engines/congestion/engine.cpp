@@ -69,6 +69,9 @@ Simulator::Simulator(const CongestionEngine& e, std::span<const double> inputs, 
     scratch_.assign(size_t(p_.source_count), 0);
   }
   done_.assign(flows, 0);
+  int queues = 0;
+  for (const FlowSpec& f : e.flows_) queues = std::max(queues, f.queue + 1);
+  queue_head_.assign(size_t(queues), -1);
   if (e.uses_tau() && !(tau_ >= 0 && tau_ <= 1)) input_error_ = fmt::format("tau must be from 0 to 1, not {}", tau_);
   for (size_t l = 0; l < cap_.size() && input_error_.empty(); ++l)
     if (!(cap_[l] > 0) || !std::isfinite(cap_[l])) input_error_ = fmt::format("a link bandwidth must be positive, not {}", cap_[l]);
@@ -122,6 +125,7 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
     begin_[size_t(f)] = kInf;
     end_[size_t(f)] = kInf;
   }
+  std::fill(queue_head_.begin(), queue_head_.end(), -1);
   double t = 0, makespan = 0;
   int left = flows;
   while (left > 0) {
@@ -145,10 +149,24 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
         }
       }
     } else {
-      for (int f = 0; f < flows; ++f)
-        if (!done_[size_t(f)] && issue_[size_t(f)] <= t) {
-          active_[size_t(f)] = 1;
-          mask |= uint64_t(1) << (f & 63);
+      // A queue's flow moves alone: the one moving keeps it until it ends, then the first issued of those waiting.
+      for (int f = 0; f < flows; ++f) {
+        if (done_[size_t(f)] || issue_[size_t(f)] > t) continue;
+        if (int q = e_.flows_[size_t(f)].queue; q >= 0) {
+          int& head = queue_head_[size_t(q)];
+          if (head < 0 || (begin_[size_t(head)] == kInf && (issue_[size_t(f)] < issue_[size_t(head)] ||
+                                                             (issue_[size_t(f)] == issue_[size_t(head)] && f < head))))
+            head = f;
+          continue;
+        }
+        active_[size_t(f)] = 1;
+        mask |= uint64_t(1) << (f & 63);
+        any = true;
+      }
+      for (int head : queue_head_)
+        if (head >= 0) {
+          active_[size_t(head)] = 1;
+          mask |= uint64_t(1) << (head & 63);
           any = true;
         }
     }
@@ -182,6 +200,7 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
       end_[size_t(f)] = next;
       makespan = std::max(makespan, next);
       --left;
+      if (int q = e_.flows_[size_t(f)].queue; q >= 0 && !source_arbitration) queue_head_[size_t(q)] = -1;
       for (int i = e_.dependent_begin_[size_t(f)]; i < e_.dependent_begin_[size_t(f) + 1]; ++i)
         issue_[size_t(e_.dependents_[size_t(i)])] = next + start_[size_t(e_.dependents_[size_t(i)])];
     }

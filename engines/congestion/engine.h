@@ -23,6 +23,9 @@ struct FlowSpec {
   bool has_start = false;  // its start time is an input (else 0); with `after`, a delay after that flow ends
   int size_input = -1;   // which of the block's size inputs is its size (flows of a pattern share one); -1: its own
   int start_input = -1;  // with has_start: which of the start inputs is its start; -1: its own
+  // Max-min only: flows of one queue (a GPU's copy engine) move one at a time, the first issued first (ties by flow
+  // order); one issued while another of its queue moves waits for it to end. -1: none.
+  int queue = -1;
 };
 
 // Which arbitration each link of the topology belongs to (-1: none declared, max-min applies).

@@ -236,14 +236,17 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
     }
   };
 
+  // Per queue (FlowSpec::queue): its flows issued and waiting; queues whose head may start.
+  std::vector<std::vector<int>> waiting(queue_head_.size());
+  std::fill(queue_head_.begin(), queue_head_.end(), -1);
+  std::vector<int> freed;
   double t = 0, makespan = 0;
   int left = flows;
   while (left > 0) {
-    // Flows issued by now start.
+    // Flows issued by now start; one of a queue waits while another of its queue moves, and when none does, the
+    // first issued of those waiting (ties by flow order) starts.
     started_now.clear();
-    while (!arrivals.empty() && arrivals.top_key() <= t) {
-      int f = arrivals.top();
-      arrivals.erase(f);
+    auto start = [&](int f) {
       state[size_t(f)] = 1;
       active_[size_t(f)] = 1;
       begin_[size_t(f)] = t;
@@ -253,7 +256,28 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
       started_now.push_back(f);
       enter(f);
       for (int h = path_begin[f]; h < path_begin[f + 1]; ++h) seeds.push_back(hop_link[h]);
+    };
+    while (!arrivals.empty() && arrivals.top_key() <= t) {
+      int f = arrivals.top();
+      arrivals.erase(f);
+      if (int q = e_.flows_[size_t(f)].queue; q >= 0) {
+        waiting[size_t(q)].push_back(f);
+        freed.push_back(q);
+      } else {
+        start(f);
+      }
     }
+    for (int q : freed) {
+      auto& w = waiting[size_t(q)];
+      if (queue_head_[size_t(q)] >= 0 || w.empty()) continue;
+      auto first = std::min_element(w.begin(), w.end(), [&](int a, int b) {
+        return issue_[size_t(a)] < issue_[size_t(b)] || (issue_[size_t(a)] == issue_[size_t(b)] && a < b);
+      });
+      queue_head_[size_t(q)] = *first;
+      start(*first);
+      w.erase(first);
+    }
+    freed.clear();
     if (!seeds.empty() || !started_now.empty()) {
       // A flow that crosses no link (an empty route) is its own component.
       for (int f : started_now)
@@ -295,6 +319,10 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
         --left;
         least_ended = std::min(least_ended, rate_[size_t(f)]);
         leave(f);
+        if (int q = e_.flows_[size_t(f)].queue; q >= 0) {
+          queue_head_[size_t(q)] = -1;
+          freed.push_back(q);
+        }
         for (int h = path_begin[f]; h < path_begin[f + 1]; ++h) seeds.push_back(hop_link[h]);
         for (int i = e_.dependent_begin_[size_t(f)]; i < e_.dependent_begin_[size_t(f) + 1]; ++i) {
           int d = e_.dependents_[size_t(i)];

@@ -1,5 +1,6 @@
 // maxmin_events_test.cpp: the max-min event loop that solves each event's component alone (maxmin_sim.cpp) against
-// the loop that solves the whole problem at every event, on random fabrics, sizes, starts and chains of flows.
+// the loop that solves the whole problem at every event, on random fabrics, sizes, starts, chains of flows and
+// queues; and a queue's flows moving one at a time, computed by hand.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -57,6 +58,7 @@ TEST_CASE("max-min events: solving each event's component gives the times of sol
       FlowSpec spec{"f" + std::to_string(f), host[size_t(a)], host[size_t(b)]};
       if (f > 0 && rng.next(5) == 0) spec.after = rng.next(f);
       spec.has_start = rng.next(3) == 0;
+      if (trial % 3 == 1) spec.queue = rng.next(3) - 1;  // two queues (copy engines) and flows of none
       flows.push_back(spec);
     }
     BuildError error;
@@ -97,4 +99,38 @@ TEST_CASE("max-min events: solving each event's component gives the times of sol
   }
   CHECK(compared > 60);
   CHECK(split > 15);
+}
+
+TEST_CASE("max-min events: a queue's flows move one at a time, the first issued first, in both loops") {
+  // Three GPUs under one switch (20 GB/s links), 20 MB from h0 each: x (queue 0) and z (no queue) start at 0 and
+  // share h0's link at 10 GB/s, ending at 2 ms; y (queue 0), issued at 1 ms, waits for x, then moves alone.
+  test::Net net;
+  int sw = net.add("switch", "sw"), h0 = net.add("gpu", "h0"), h1 = net.add("gpu", "h1"), h2 = net.add("gpu", "h2");
+  net.link(h0, sw);
+  net.link(sw, h1);
+  net.link(sw, h2);
+  FlowSpec x{"x", h0, h1}, y{"y", h0, h2}, z{"z", h0, h2};
+  x.queue = y.queue = 0;
+  y.has_start = true;
+  std::vector<FlowSpec> flows{x, y, z};
+  FabricMap maxmin{std::vector<int>(net.t.links.size(), -1)};
+  for (bool incremental : {true, false}) {
+    CAPTURE(incremental);
+    BuildError error;
+    auto e = CongestionEngine::build(net.t, maxmin, flows, false, error);
+    REQUIRE(e);
+    e->set_incremental(incremental);
+    std::vector<double> in(e->link_inputs().size(), 20e9);
+    in.insert(in.end(), {20e6, 20e6, 20e6});  // sizes
+    in.push_back(1e-3);                       // y issued at 1 ms
+    auto s = e->simulate(in, e->written_rank());
+    REQUIRE(s.error.empty());
+    // 0-2 ms: x and z at 10 GB/s each on h0's link, 20 MB each: both end at 2 ms. y (issued at 1 ms) starts then,
+    // alone: 20 MB at 20 GB/s, ending at 3 ms.
+    CHECK(s.end[0] == doctest::Approx(2e-3));
+    CHECK(s.end[2] == doctest::Approx(2e-3));
+    CHECK(s.issued[1] == doctest::Approx(1e-3));
+    CHECK(s.start[1] == doctest::Approx(2e-3));
+    CHECK(s.end[1] == doctest::Approx(3e-3));
+  }
 }
