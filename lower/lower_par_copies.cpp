@@ -213,6 +213,14 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     call.inputs.insert(call.inputs.end(), kernels.begin(), kernels.end());
     call.inputs.insert(call.inputs.end(), each_delay.begin(), each_delay.end());
   }
+  // The blocks' own engine calls, now priced by this one, are dropped when they are the last ones made (as they are
+  // when the branches hold nothing else that makes one), so that dump-ir lists no engine nobody calls.
+  std::set<int32_t> absorbed;
+  for (const Planned& p : planned)
+    if (p.index >= 0) absorbed.insert(p.task->engine_call);
+  if (!absorbed.empty() && *absorbed.begin() == int32_t(m_.engine_calls.size() - absorbed.size()) &&
+      *absorbed.rbegin() == int32_t(m_.engine_calls.size()) - 1)
+    m_.engine_calls.resize(m_.engine_calls.size() - absorbed.size());
   task.engine_call = int32_t(m_.engine_calls.size());
   m_.engine_calls.push_back(std::move(call));
   return task;
