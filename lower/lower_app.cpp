@@ -6,6 +6,7 @@
 #include <functional>
 
 #include "engines/congestion/engine.h"
+#include "engines/mpi/fabric_engine.h"
 #include "lower/lower.h"
 #include "ir/topology.h"
 
@@ -410,6 +411,36 @@ void Lowerer::warn_shared_links(const Stmt& s, const Task& par) {
   };
   for (size_t branch = 0; branch < par.children.size(); ++branch)
     if (!visit(par.children[branch], branch)) return;
+  // The fabric model's MPI operations: their messages against the copies and flows of the other branches.
+  std::function<const Task*(const Task&, std::shared_ptr<const mpi::FabricCommEngine>&)> fabric_op;
+  fabric_op = [&](const Task& t, std::shared_ptr<const mpi::FabricCommEngine>& out) -> const Task* {
+    if (t.kind == TaskKind::Engine && t.engine_call >= 0)
+      if (auto e = std::dynamic_pointer_cast<const mpi::FabricCommEngine>(m_.engine_calls[size_t(t.engine_call)].engine)) {
+        out = e;
+        return &t;
+      }
+    for (const Task& child : t.children)
+      if (const Task* found = fabric_op(child, out)) return found;
+    return nullptr;
+  };
+  for (size_t branch = 0; branch < par.children.size(); ++branch) {
+    std::shared_ptr<const mpi::FabricCommEngine> e;
+    const Task* op = fabric_op(par.children[branch], e);
+    if (!op) continue;
+    for (const auto& [hop, use] : used) {
+      if (use.branch == branch || !e->crosses(hop.first, hop.second)) continue;
+      const Link& link = m_.topology.links[size_t(hop.first)];
+      const Component& from = m_.topology.components[size_t(hop.second == 0 ? link.a : link.b)];
+      const Component& to = m_.topology.components[size_t(hop.second == 0 ? link.b : link.a)];
+      diags_.warning(DiagKind::UnmodelledSharing, s.range,
+                     fmt::format("the messages of `{}` and the {} `{}` in this `par` cross the link {} -> {} together, "
+                                 "but `par` prices each as if it had the link to itself (MPI operations do not share "
+                                 "links with copies or flows)",
+                                 op->name, use.flow ? "flow" : "copy", use.name, from.path, to.path));
+      diags_.note(op->range, "the MPI operation");
+      return;
+    }
+  }
 }
 
 void Lowerer::lower_app(const AppDecl& app) {

@@ -175,6 +175,15 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     tails.push_back(waited == kNoValue ? b_.constant(0, Dim::seconds(), s.range) : waited);
     kernels.push_back(kernel == kNoValue ? b_.constant(0, Dim::seconds(), s.range) : kernel);
   }
+  // A copy engine only one branch uses changes nothing (a branch's copies run one after another): its copies take
+  // no turns, and the report speaks of turns only where two branches take them.
+  std::map<int, std::set<size_t>> takers;  // queue -> the branches whose copies use it
+  for (size_t i = 0; i < specs.size(); ++i)
+    if (specs[i].queue >= 0) takers[specs[i].queue].insert(planned[i].branch);
+  bool turns = false;
+  for (auto& f : specs)
+    if (f.queue >= 0 && takers[f.queue].size() < 2) f.queue = -1;
+    else turns = turns || f.queue >= 0;
   ValueId tau = kNoValue;
   cg::FabricMap fabrics = fabric_map(tau);
   cg::BuildError error;
@@ -202,7 +211,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
                : sequences ? "max-min fair sharing, each copy after its route's L+O (AHEAD eq. 10), a branch's copies "
                              "one after another"
                            : "max-min fair sharing, each copy after its route's L+O (AHEAD eq. 10)";
-  if (!queues.empty()) task.model += "; a GPU's copies take turns on its copy engines ([WERK] III)";
+  if (turns) task.model += "; a GPU's copies take turns on its copy engines ([WERK] III)";
   EngineCall call{engine, {}};
   for (auto [link, dir] : engine->link_inputs()) call.inputs.push_back(m_.topology.links[size_t(link)].bw[dir]);
   call.inputs.insert(call.inputs.end(), bytes.begin(), bytes.end());

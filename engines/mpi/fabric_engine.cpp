@@ -60,6 +60,7 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build_on(const ir::Topology&
   if (sym) {
     e->period_ = sym->period;
     e->cluster_nodes_ = sym->nodes;
+    e->link_canon_ = sym->link_canon;
   }
   std::map<std::pair<int, int>, int> global;  // (link, direction) -> index into links_
   const bool staged = e->op_.transport == Transport::Staged;
@@ -489,6 +490,11 @@ std::string FabricCommEngine::describe() const {
                      step.phases.size(), step.phases.size() == 1 ? "" : "s", routes);
   }
   return s;
+}
+
+bool FabricCommEngine::crosses(int link, int direction) const {
+  if (!link_canon_.empty() && link >= 0 && size_t(link) < link_canon_.size()) link = link_canon_[size_t(link)];
+  return std::find(links_.begin(), links_.end(), std::pair<int, int>{link, direction}) != links_.end();
 }
 
 int64_t FabricCommEngine::flows_built() const {

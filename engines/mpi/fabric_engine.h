@@ -72,6 +72,9 @@ class FabricCommEngine : public ir::Engine {
   int64_t symmetric_period() const { return period_; }
   // Flows built, over every step and phase (with the fast path: those of one period).
   int64_t flows_built() const;
+  // Whether the operation's messages cross the topology's directed link (link, direction): one of link_inputs(), or
+  // with the fast path a link of the same orbit as one of them (the period's translates carry the same messages).
+  bool crosses(int link, int direction) const;
 
  private:
   FabricCommEngine() = default;
@@ -120,6 +123,7 @@ class FabricCommEngine : public ir::Engine {
   bool uses_tau_ = false;
   int first_bw_ = 0;  // index of the first bandwidth input
   int64_t period_ = 0, cluster_nodes_ = 0;  // the fast path's period and the cluster's nodes (0: not taken)
+  std::vector<int> link_canon_;  // with the fast path: per topology link, its orbit's representative
   bool keep_makespans_ = true;
 };
 
