@@ -379,8 +379,8 @@ void Lowerer::warn_shared_links(const Stmt& s, const Task& par) {
         diags_.warning(DiagKind::UnmodelledSharing, s.range,
                        fmt::format("{} in this `par` cross the link {} {} {} together (`{}` and `{}`), but `par` "
                                    "prices each as if it had the link to itself{}; write them as a `flows` block, or "
-                                   "as a `par` of pinned copies, `flows` blocks and `seq`s of pinned copies, kernels "
-                                   "and overheads (a block last), to share it",
+                                   "as a `par` of pinned copies, `flows` blocks and `seq`s of them, kernels and "
+                                   "overheads, to share it",
                                    first.flow && flow ? "flows" : first.flow || flow ? "copies and flows" : "copies", from.path,
                                    duplex ? "<->" : "->", to.path, first.name, name,
                                    duplex ? ", and the link's `bw_duplex` is not applied" : ""));

@@ -21,12 +21,12 @@ namespace cg = engines::congestion;
 // may be one such copy or a `seq` of copies, kernels and overheads, as the work of one CUDA stream: each item starts
 // when the one before it ends (van Werkhoven et al., section III: a stream runs its operations one after another),
 // a copy with its L+O, a kernel or an overhead taking its own time (kernels of different branches overlap, as in any
-// `par`). A `flows` block (max-min, in written order) may be a branch or end one: its flows join the engine, those
-// that start with the block after the branch's copy before it (docs/models.md section 8.8). Applied when flows of
-// two branches share a directed link; where the links' arbitration is PCIe (a lone flow there is not eq. 10), a
-// link's `bw_duplex` would apply, a branch holds anything else (a pageable copy, a nested block, an MPI operation, a
-// block before other items) or a route differs from the copy's, the par stays a par and warn_shared_links says
-// what it does not price.
+// `par`). A `flows` block (max-min, in written order) may be a branch or an item of one: its flows join the engine,
+// those that start with the block after what comes before it in the branch, and what follows it after all of its
+// flows (docs/models.md section 8.8). Applied when flows of two branches share a directed link; where the links'
+// arbitration is PCIe (a lone flow there is not eq. 10), a link's `bw_duplex` would apply, a branch holds anything
+// else (a pageable copy, a nested block, an MPI operation, an `unordered` block) or a route differs from the copy's,
+// the par stays a par and warn_shared_links says what it does not price.
 Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   auto is_copy = [](const Task& t) { return t.kind == TaskKind::Op && t.flow.src >= 0; };
   auto is_delay = [](const Task& t) {
@@ -47,11 +47,9 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     } else {
       branch.push_back(&c);
     }
-    for (size_t i = 0; i < branch.size(); ++i) {
-      const Task& t = *branch[i];
-      // A block ends its branch: what followed it would wait for all of its flows.
-      fits = fits && (is_copy(t) || is_delay(t) || (block_of(t) && i + 1 == branch.size()));
-      delays = delays || is_delay(t);
+    for (const Task* t : branch) {
+      fits = fits && (is_copy(*t) || is_delay(*t) || block_of(*t));
+      delays = delays || is_delay(*t);
     }
   }
   if (!fits) {
@@ -124,8 +122,15 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   std::vector<engines::congestion::StreamsEngine::Branch> streams;
   std::vector<cg::FlowSpec> specs;
   bool blocks = false;
+  // What the next item of a branch waits for: the flow of the copy before it, or every flow of the block before it.
+  auto wait_for = [](cg::FlowSpec& f, const std::vector<int>& last) {
+    if (last.empty()) return;
+    f.after = last[0];
+    f.also_after.assign(last.begin() + 1, last.end());
+  };
   for (const auto& branch : branches) {
     ValueId waited = kNoValue, kernel = kNoValue;
+    std::vector<int> last;
     auto& stream = streams.emplace_back();
     for (const Task* t : branch) {
       if (is_delay(*t)) {
@@ -140,12 +145,17 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
         blocks = true;
         const ir::EngineCall& call = m_.engine_calls[size_t(t->engine_call)];
         const size_t sizes_at = block->link_inputs().size(), starts_at = sizes_at + size_t(block->size_input_count());
-        const int base = int(specs.size()), before = stream.flows.empty() ? -1 : stream.flows.back();
+        const int base = int(specs.size());
         for (size_t k = 0; k < block->flows().size(); ++k) {
           cg::FlowSpec f = block->flows()[k];
           ValueId own = f.has_start ? ValueId(call.inputs[starts_at + size_t(f.start_input)]) : kNoValue;
           ValueId start = f.after >= 0 ? own : sum(waited, own);
-          f.after = f.after >= 0 ? base + f.after : before;
+          if (f.after >= 0) {  // within the block
+            f.after += base;
+            for (int& a : f.also_after) a += base;
+          } else {
+            wait_for(f, last);
+          }
           f.has_start = start != kNoValue;
           if (f.has_start) starts.push_back(start);
           f.size_input = -1;
@@ -155,6 +165,8 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
           stream.flows.push_back(int(specs.size()));
           specs.push_back(std::move(f));
         }
+        last.clear();
+        for (int k = base; k < int(specs.size()); ++k) last.push_back(k);
         waited = kNoValue;
         continue;
       }
@@ -164,7 +176,8 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
       f.dst = t->flow.dst;
       f.has_start = true;
       f.queue = queue_of(*t);
-      if (!stream.flows.empty()) f.after = stream.flows.back();
+      wait_for(f, last);
+      last.assign(1, int(specs.size()));
       stream.items.push_back({int(specs.size()), -1, t->name, kind_of(*t)});
       stream.flows.push_back(int(specs.size()));
       specs.push_back(std::move(f));

@@ -63,6 +63,11 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
       error = {f, fmt::format("a flow joins two different components, not `{}` to itself", src)};
       return nullptr;
     }
+    for (int a : spec.also_after)
+      if (a < 0 || a >= f) {  // made by the lowering, earlier flows only (so no cycle)
+        error = {f, "a flow waits only for flows before it"};
+        return nullptr;
+      }
     const auto& found = routes[size_t(f)];
     if (!found) {
       error = {f, fmt::format("no path of links carries data from `{}` to `{}` (copies do not pass through a gpu)",
@@ -114,16 +119,25 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
     e->size_input_.push_back(spec.size_input >= 0 ? spec.size_input : e->size_inputs_++);
     e->start_input_.push_back(!spec.has_start ? -1 : spec.start_input >= 0 ? spec.start_input : e->start_inputs_++);
   }
-  // The flows each flow's end starts (counting sort by the flow waited for; block order within each).
+  // The flows each flow's end starts (counting sort by the flow waited for; block order within each), and how many
+  // flows each waits for.
   e->dependent_begin_.assign(size_t(p.flow_count) + 1, 0);
-  for (const FlowSpec& spec : e->flows_)
-    if (spec.after >= 0) ++e->dependent_begin_[size_t(spec.after) + 1];
+  e->waits_.assign(size_t(p.flow_count), 0);
+  auto waited_for = [&](int f, auto&& visit) {
+    const FlowSpec& spec = e->flows_[size_t(f)];
+    if (spec.after >= 0) visit(spec.after);
+    for (int a : spec.also_after) visit(a);
+  };
+  for (int f = 0; f < p.flow_count; ++f)
+    waited_for(f, [&](int a) {
+      ++e->dependent_begin_[size_t(a) + 1];
+      ++e->waits_[size_t(f)];
+    });
   for (size_t f = 0; f < size_t(p.flow_count); ++f) e->dependent_begin_[f + 1] += e->dependent_begin_[f];
   e->dependents_.resize(size_t(e->dependent_begin_.back()));
   {
     std::vector<int> fill(e->dependent_begin_.begin(), e->dependent_begin_.end() - 1);
-    for (int f = 0; f < p.flow_count; ++f)
-      if (int after = e->flows_[size_t(f)].after; after >= 0) e->dependents_[size_t(fill[size_t(after)]++)] = f;
+    for (int f = 0; f < p.flow_count; ++f) waited_for(f, [&](int a) { e->dependents_[size_t(fill[size_t(a)]++)] = f; });
   }
   if (p.arbitration != Arbitration::Pcie) return e;
 

@@ -121,10 +121,11 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
   for (int f = 0; f < flows; ++f) {
     remaining_[size_t(f)] = bytes_[size_t(f)];
     done_[size_t(f)] = 0;
-    issue_[size_t(f)] = e_.flows_[size_t(f)].after >= 0 ? kInf : start_[size_t(f)];
+    issue_[size_t(f)] = e_.waits_[size_t(f)] > 0 ? kInf : start_[size_t(f)];
     begin_[size_t(f)] = kInf;
     end_[size_t(f)] = kInf;
   }
+  waiting_.assign(e_.waits_.begin(), e_.waits_.end());
   std::fill(queue_head_.begin(), queue_head_.end(), -1);
   double t = 0, makespan = 0;
   int left = flows;
@@ -202,7 +203,7 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
       --left;
       if (int q = e_.flows_[size_t(f)].queue; q >= 0 && !source_arbitration) queue_head_[size_t(q)] = -1;
       for (int i = e_.dependent_begin_[size_t(f)]; i < e_.dependent_begin_[size_t(f) + 1]; ++i)
-        issue_[size_t(e_.dependents_[size_t(i)])] = next + start_[size_t(e_.dependents_[size_t(i)])];
+        if (int d = e_.dependents_[size_t(i)]; --waiting_[size_t(d)] == 0) issue_[size_t(d)] = next + start_[size_t(d)];
     }
     t = next;
   }
@@ -509,8 +510,11 @@ std::string CongestionEngine::describe() const {
   if (unordered_) out += "; each source's flows in any order (gpmc search)";
   for (size_t f = 0; f < flows_.size(); ++f) {
     out += fmt::format("\nflow {}: {}", flows_[f].name, route_text(int(f)));
-    if (flows_[f].after >= 0)
-      out += fmt::format(" after {}{}", flows_[size_t(flows_[f].after)].name, flows_[f].has_start ? " and a delay" : "");
+    if (flows_[f].after >= 0) {
+      out += fmt::format(" after {}", flows_[size_t(flows_[f].after)].name);
+      for (int a : flows_[f].also_after) out += fmt::format(", {}", flows_[size_t(a)].name);
+      out += flows_[f].has_start ? " and a delay" : "";
+    }
   }
   return out;
 }

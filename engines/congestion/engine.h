@@ -20,6 +20,7 @@ struct FlowSpec {
   std::string name;      // its label, or "SRC -> DST"
   int src = -1, dst = -1;  // components
   int after = -1;        // the flow whose end starts this one, or -1
+  std::vector<int> also_after;  // further flows, earlier in the block, it waits for: it starts when the last ends
   bool has_start = false;  // its start time is an input (else 0); with `after`, a delay after that flow ends
   int size_input = -1;   // which of the block's size inputs is its size (flows of a pattern share one); -1: its own
   int start_input = -1;  // with has_start: which of the start inputs is its start; -1: its own
@@ -156,6 +157,7 @@ class CongestionEngine : public ir::Engine {
   int size_inputs_ = 0, start_inputs_ = 0;
   std::vector<int> link_far_end_;  // per compact directed link: the component it leads to
   std::vector<int> dependent_begin_, dependents_;  // flows started by flow f's end: [begin[f], begin[f + 1])
+  std::vector<int> waits_;  // per flow: the flows it waits for (`after` and `also_after`); 0: issued at its start
   bool unordered_ = false;
   bool incremental_ = true;
 };

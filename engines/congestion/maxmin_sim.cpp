@@ -127,7 +127,7 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
   for (int f = 0; f < flows; ++f) {
     remaining_[size_t(f)] = bytes_[size_t(f)];
     rate_[size_t(f)] = 0;
-    issue_[size_t(f)] = e_.flows_[size_t(f)].after >= 0 ? kInf : start_[size_t(f)];
+    issue_[size_t(f)] = e_.waits_[size_t(f)] > 0 ? kInf : start_[size_t(f)];
     begin_[size_t(f)] = kInf;
     end_[size_t(f)] = kInf;
     active_[size_t(f)] = 0;
@@ -237,8 +237,9 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
   };
 
   // Per queue (FlowSpec::queue): its flows issued and waiting; queues whose head may start.
-  std::vector<std::vector<int>> waiting(queue_head_.size());
+  std::vector<std::vector<int>> queued(queue_head_.size());
   std::fill(queue_head_.begin(), queue_head_.end(), -1);
+  waiting_.assign(e_.waits_.begin(), e_.waits_.end());
   std::vector<int> freed;
   double t = 0, makespan = 0;
   int left = flows;
@@ -261,14 +262,14 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
       int f = arrivals.top();
       arrivals.erase(f);
       if (int q = e_.flows_[size_t(f)].queue; q >= 0) {
-        waiting[size_t(q)].push_back(f);
+        queued[size_t(q)].push_back(f);
         freed.push_back(q);
       } else {
         start(f);
       }
     }
     for (int q : freed) {
-      auto& w = waiting[size_t(q)];
+      auto& w = queued[size_t(q)];
       if (queue_head_[size_t(q)] >= 0 || w.empty()) continue;
       auto first = std::min_element(w.begin(), w.end(), [&](int a, int b) {
         return issue_[size_t(a)] < issue_[size_t(b)] || (issue_[size_t(a)] == issue_[size_t(b)] && a < b);
@@ -326,6 +327,7 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
         for (int h = path_begin[f]; h < path_begin[f + 1]; ++h) seeds.push_back(hop_link[h]);
         for (int i = e_.dependent_begin_[size_t(f)]; i < e_.dependent_begin_[size_t(f) + 1]; ++i) {
           int d = e_.dependents_[size_t(i)];
+          if (--waiting_[size_t(d)] > 0) continue;  // it waits for another flow still
           issue_[size_t(d)] = next + start_[size_t(d)];
           arrivals.set(d, issue_[size_t(d)]);
         }

@@ -47,6 +47,7 @@ class Simulator {
   std::vector<uint8_t> active_, done_;
   std::vector<int> head_;
   std::vector<int> queue_head_;  // per queue (FlowSpec::queue): the flow moving, or -1
+  std::vector<int> waiting_;     // per flow: the flows it waits for that have not ended
   std::vector<uint64_t> slot_of_flow_;
   std::vector<int32_t> direct_;
   std::vector<double> by_source_pool_, scratch_;

@@ -1,6 +1,6 @@
 // maxmin_events_test.cpp: the max-min event loop that solves each event's component alone (maxmin_sim.cpp) against
-// the loop that solves the whole problem at every event, on random fabrics, sizes, starts, chains of flows and
-// queues; and a queue's flows moving one at a time, computed by hand.
+// the loop that solves the whole problem at every event, on random fabrics, sizes, starts, flows waiting for one or
+// several others, and queues; a queue's flows moving one at a time, and a flow waiting for two, computed by hand.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -56,7 +56,10 @@ TEST_CASE("max-min events: solving each event's component gives the times of sol
       if (trial % 4 == 0) b = host_leaf[size_t(a)] * per_leaf + rng.next(per_leaf);  // within the leaf
       if (a == b) b = host_leaf[size_t(a)] * per_leaf + (b + 1 - host_leaf[size_t(a)] * per_leaf) % per_leaf;
       FlowSpec spec{"f" + std::to_string(f), host[size_t(a)], host[size_t(b)]};
-      if (f > 0 && rng.next(5) == 0) spec.after = rng.next(f);
+      if (f > 0 && rng.next(5) == 0) {
+        spec.after = rng.next(f);
+        for (int k = rng.next(3); k > 0; --k) spec.also_after.push_back(rng.next(f));  // waits for the last to end
+      }
       spec.has_start = rng.next(3) == 0;
       if (trial % 3 == 1) spec.queue = rng.next(3) - 1;  // two queues (copy engines) and flows of none
       flows.push_back(spec);
@@ -133,4 +136,40 @@ TEST_CASE("max-min events: a queue's flows move one at a time, the first issued 
     CHECK(s.start[1] == doctest::Approx(2e-3));
     CHECK(s.end[1] == doctest::Approx(3e-3));
   }
+}
+
+TEST_CASE("max-min events: a flow that waits for several starts when the last of them ends, in both loops") {
+  // x (10 MB) and y (30 MB) from h0 to h1 and h2 at 0, sharing nothing but h0's 40 GB/s link (20 GB/s each, their
+  // 20 GB/s links): x ends at 0.5 ms, y at 1.5 ms; z waits for both, then moves 20 MB alone: 1.5 to 2.5 ms.
+  test::Net net;
+  int sw = net.add("switch", "sw"), h0 = net.add("gpu", "h0"), h1 = net.add("gpu", "h1"), h2 = net.add("gpu", "h2");
+  net.link(h0, sw);
+  net.link(sw, h1);
+  net.link(sw, h2);
+  FlowSpec x{"x", h0, h1}, y{"y", h0, h2}, z{"z", h0, h1};
+  z.after = 0;
+  z.also_after = {1};
+  FabricMap maxmin{std::vector<int>(net.t.links.size(), -1)};
+  for (bool incremental : {true, false}) {
+    CAPTURE(incremental);
+    BuildError error;
+    auto e = CongestionEngine::build(net.t, maxmin, {x, y, z}, false, error);
+    REQUIRE(e);
+    e->set_incremental(incremental);
+    std::vector<double> in;
+    for (auto [link, dir] : e->link_inputs()) in.push_back(net.t.links[size_t(link)].a == h0 ? 40e9 : 20e9);
+    in.insert(in.end(), {10e6, 30e6, 20e6});
+    auto s = e->simulate(in, e->written_rank());
+    REQUIRE(s.error.empty());
+    CHECK(s.end[0] == doctest::Approx(0.5e-3));
+    CHECK(s.end[1] == doctest::Approx(1.5e-3));
+    CHECK(s.start[2] == doctest::Approx(1.5e-3));
+    CHECK(s.end[2] == doctest::Approx(2.5e-3));
+  }
+  // A flow may wait only for flows before it.
+  FlowSpec bad{"bad", h0, h1};
+  bad.also_after = {1};
+  BuildError error;
+  CHECK_FALSE(CongestionEngine::build(net.t, maxmin, {bad, x}, false, error));
+  CHECK(error.message.find("flows before it") != std::string::npos);
 }
