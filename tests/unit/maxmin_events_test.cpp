@@ -23,6 +23,21 @@ struct Rng {
   }
 };
 
+// Three GPUs h0, h1, h2 under one switch, one link each.
+struct Star {
+  test::Net net;
+  int h0, h1, h2;
+  Star() {
+    int sw = net.add("switch", "sw");
+    h0 = net.add("gpu", "h0");
+    h1 = net.add("gpu", "h1");
+    h2 = net.add("gpu", "h2");
+    net.link(h0, sw);
+    net.link(sw, h1);
+    net.link(sw, h2);
+  }
+};
+
 bool close(double a, double b) { return a == b || std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); }
 
 }  // namespace
@@ -107,11 +122,8 @@ TEST_CASE("max-min events: solving each event's component gives the times of sol
 TEST_CASE("max-min events: a queue's flows move one at a time, the first issued first, in both loops") {
   // Three GPUs under one switch (20 GB/s links), 20 MB from h0 each: x (queue 0) and z (no queue) start at 0 and
   // share h0's link at 10 GB/s, ending at 2 ms; y (queue 0), issued at 1 ms, waits for x, then moves alone.
-  test::Net net;
-  int sw = net.add("switch", "sw"), h0 = net.add("gpu", "h0"), h1 = net.add("gpu", "h1"), h2 = net.add("gpu", "h2");
-  net.link(h0, sw);
-  net.link(sw, h1);
-  net.link(sw, h2);
+  Star star;
+  auto& [net, h0, h1, h2] = star;
   FlowSpec x{"x", h0, h1}, y{"y", h0, h2}, z{"z", h0, h2};
   x.queue = y.queue = 0;
   y.has_start = true;
@@ -141,11 +153,8 @@ TEST_CASE("max-min events: a queue's flows move one at a time, the first issued 
 TEST_CASE("max-min events: a flow that waits for several starts when the last of them ends, in both loops") {
   // x (10 MB) and y (30 MB) from h0 to h1 and h2 at 0, sharing nothing but h0's 40 GB/s link (20 GB/s each, their
   // 20 GB/s links): x ends at 0.5 ms, y at 1.5 ms; z waits for both, then moves 20 MB alone: 1.5 to 2.5 ms.
-  test::Net net;
-  int sw = net.add("switch", "sw"), h0 = net.add("gpu", "h0"), h1 = net.add("gpu", "h1"), h2 = net.add("gpu", "h2");
-  net.link(h0, sw);
-  net.link(sw, h1);
-  net.link(sw, h2);
+  Star star;
+  auto& [net, h0, h1, h2] = star;
   FlowSpec x{"x", h0, h1}, y{"y", h0, h2}, z{"z", h0, h1};
   z.after = 0;
   z.also_after = {1};
