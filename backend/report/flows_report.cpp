@@ -27,13 +27,18 @@ std::string flows_table(const Evaluation& e) {
     for (size_t i = 0; i < row.detail["flows"].size() && i < kTableFlows; ++i)
       w = std::max(w, row.detail["flows"][i]["name"].get<std::string>().size());
     const auto& flows = row.detail["flows"];
+    const bool max_min = row.detail.value("arbitration", std::string()) == "max-min";
     size_t total = row.detail.value("flows_total", flows.size());
     for (size_t i = 0; i < flows.size() && i < kTableFlows; ++i) {
       const auto& f = flows[i];
-      out += fmt::format("  {:<{}}  {}  {}  start {}  end {}\n", f["name"].get<std::string>(), w,
+      // Under max-min sharing a flow starts later than issued only when it waited for its queue (a copy engine).
+      std::string waited;
+      if (max_min && f.contains("issued_s") && f["issued_s"].get<double>() < f["start_s"].get<double>())
+        waited = fmt::format("  (issued {}, waited for its copy engine)", format_seconds(f["issued_s"].get<double>()));
+      out += fmt::format("  {:<{}}  {}  {}  start {}  end {}{}\n", f["name"].get<std::string>(), w,
                          f["route"].get<std::string>(),
                          support::format_quantity(f["bytes"].get<double>(), support::Dim::byte()),
-                         format_seconds(f["start_s"].get<double>()), format_seconds(f["end_s"].get<double>()));
+                         format_seconds(f["start_s"].get<double>()), format_seconds(f["end_s"].get<double>()), waited);
     }
     if (total > kTableFlows)
       out += fmt::format("  ... {} more flows (see --format json, or --flows-out FILE.csv for every flow)\n",
