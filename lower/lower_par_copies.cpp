@@ -216,7 +216,8 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     return par;
   }
   bool sequences = planned.size() > branches.size();
-  Task task = Task::make(TaskKind::Engine, par.name + (blocks ? " (copies and flows sharing links)" : " (copies sharing links, as flows)"), s.range);
+  const char* row = blocks ? " (copies and flows sharing links)" : " (copies sharing links, as flows)";
+  Task task = Task::make(TaskKind::Engine, par.name + row, s.range);
   task.part = planned[0].task->part;  // copies count as overhead (docs/output.md); an engine with delays reports kernels
   task.track = "flows";
   task.model = delays      ? "max-min fair sharing, each copy after its route's L+O (AHEAD eq. 10), a branch's "

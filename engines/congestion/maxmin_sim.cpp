@@ -13,7 +13,9 @@
 // them; progressive filling runs on it alone. The rates are those of solving the whole problem (the same filling,
 // its sums taken in another order: equal to about 1e-15; the unit test compares both loops). A flow's remaining
 // bytes are brought up to date only when its rate changes, and its end is kept in a heap, so an event costs the
-// flows it changes, not every flow in flight.
+// flows it changes, not every flow in flight. As in Simulator::run, a flow waiting for others (`after`,
+// `also_after`) is issued when the last of them ends, and a flow of a queue (a copy engine) starts when its queue's
+// flow ends, the first issued first.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -57,7 +59,9 @@ class FlowHeap {
   }
 
  private:
-  bool before(int a, int b) const { return key_[size_t(a)] < key_[size_t(b)] || (key_[size_t(a)] == key_[size_t(b)] && a < b); }
+  bool before(int a, int b) const {
+    return key_[size_t(a)] < key_[size_t(b)] || (key_[size_t(a)] == key_[size_t(b)] && a < b);
+  }
   void place(size_t i, int f) {
     heap_[i] = f;
     pos_[size_t(f)] = int(i);
@@ -98,7 +102,8 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
   for (int f = 0; f < flows; ++f)
     for (int h = path_begin[f]; h < path_begin[f + 1]; ++h) hop_flow[size_t(h)] = f;
   // The hops of the flows in flight on each link: link l's at [on_begin[l], on_begin[l] + on_size[l]), hop h at pos[h].
-  std::vector<int> on_begin(size_t(links) + 1, 0), on_size(size_t(links), 0), on_hops(static_cast<size_t>(hops)), pos(static_cast<size_t>(hops));
+  std::vector<int> on_begin(size_t(links) + 1, 0), on_size(size_t(links), 0);
+  std::vector<int> on_hops(static_cast<size_t>(hops)), pos(static_cast<size_t>(hops));
   for (int h = 0; h < hops; ++h) ++on_begin[size_t(hop_link[h]) + 1];
   for (int l = 0; l < links; ++l) on_begin[size_t(l) + 1] += on_begin[size_t(l)];
   auto enter = [&](int f) {
