@@ -2,6 +2,8 @@
 # bash_completion.sh: the bash completion script written at build time equals `gpmc completion bash`, and sourced in
 # bash it completes subcommands, the options of a subcommand and the values of an option checked against a set.
 # bash_completion.sh GPMC SCRIPT
+# (No `grep -q` after a pipe: it stops reading at the first match, and under pipefail the writer's SIGPIPE would fail
+# the check now and then.)
 set -euo pipefail
 gpmc=$1 script=$2
 fail() { echo "FAIL: $*"; exit 1; }
@@ -10,7 +12,7 @@ diff <("$gpmc" completion bash) "$script" > /dev/null || fail "$script differs f
 
 # shellcheck source=/dev/null
 source "$script"
-complete -p gpmc | grep -q -- "-F _gpmc" || fail "sourcing $script does not register _gpmc for gpmc"
+complete -p gpmc | grep -- "-F _gpmc" > /dev/null || fail "sourcing $script does not register _gpmc for gpmc"
 
 # The completions bash would offer for the command line "$@", the last word being the one completed.
 completions() {
@@ -25,7 +27,7 @@ completions() {
 expect() {  # expect WORD COMMAND-LINE...: WORD is among the completions
   local word=$1
   shift
-  completions "$@" | grep -qx -- "$word" || fail "\`$*\` completes to [$(completions "$@" | tr '\n' ' ')], not $word"
+  completions "$@" | grep -x -- "$word" > /dev/null || fail "\`$*\` completes to [$(completions "$@" | tr '\n' ' ')], not $word"
 }
 
 [[ "$(completions gpmc ev)" == "eval" ]] || fail "\`gpmc ev\` completes to [$(completions gpmc ev)], not eval"
@@ -46,5 +48,5 @@ expect --version gpmc --v
 [[ -z "$(completions gpmc eval "")" ]] || fail "\`gpmc eval\` suggests words where a file is expected"
 [[ -z "$(completions gpmc eval --timeline "")" ]] || fail "\`--timeline\` suggests words where a file is expected"
 # The hidden subcommand is not offered.
-completions gpmc "" | grep -qx completion && fail "the hidden subcommand \`completion\` is offered"
+completions gpmc "" | grep -x completion > /dev/null && fail "the hidden subcommand \`completion\` is offered"
 echo "bash completion: subcommands, options and option values complete"
