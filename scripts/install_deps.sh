@@ -14,7 +14,7 @@ PACKAGES=(cmake g++ make antlr4 libantlr4-runtime-dev libfmt-dev nlohmann-json3-
 if [[ "${1:-}" == "--sanitize" ]]; then PACKAGES+=(clang-14 libclang-rt-14-dev); fi
 missing=()
 for p in "${PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" > /dev/null || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
 echo "installing: ${missing[*]}"

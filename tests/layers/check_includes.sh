@@ -52,7 +52,7 @@ for dir in */; do
   dir="${dir%/}"
   case "$dir" in
     support|ir|engines|frontend|lower|backend|driver|validate|project|lsp|python|tools|tests|bench|build*|grammar|stdlib|machines|apps|docs|scripts|traces|validation) ;;
-    *) if find "$dir" -maxdepth 2 \( -name '*.cpp' -o -name '*.h' \) | grep -q .; then
+    *) if find "$dir" -maxdepth 2 \( -name '*.cpp' -o -name '*.h' \) | grep . > /dev/null; then
          echo "$dir/: C++ sources in a folder the layer table does not list"; bad=1
        fi ;;
   esac
