@@ -432,11 +432,16 @@ void Lowerer::warn_shared_links(const Stmt& s, const Task& par) {
       const Link& link = m_.topology.links[size_t(hop.first)];
       const Component& from = m_.topology.components[size_t(hop.second == 0 ? link.a : link.b)];
       const Component& to = m_.topology.components[size_t(hop.second == 0 ? link.b : link.a)];
+      std::string why;
+      e->unrolled(kParMpiFlows, why);
       diags_.warning(DiagKind::UnmodelledSharing, s.range,
                      fmt::format("the messages of `{}` and the {} `{}` in this `par` cross the link {} -> {} together, "
-                                 "but `par` prices each as if it had the link to itself (MPI operations do not share "
-                                 "links with copies or flows)",
-                                 op->name, use.flow ? "flow" : "copy", use.name, from.path, to.path));
+                                 "but `par` prices each as if it had the link to itself ({})",
+                                 op->name, use.flow ? "flow" : "copy", use.name, from.path, to.path,
+                                 !why.empty() ? "the operation's messages cannot be written as flows: " + why
+                                              : "an MPI operation shares links when it is a branch of the `par`, or an "
+                                                "item of a branch's `seq`, beside pinned copies, `flows` blocks, "
+                                                "kernels and overheads"));
       diags_.note(op->range, "the MPI operation");
       return;
     }

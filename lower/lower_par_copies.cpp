@@ -1,6 +1,7 @@
 // lower_par_copies.cpp: copies side by side in a `par`, alone or in streams with kernels and overheads, and the
-// flows of `flows` blocks among them, that share a link become flows of one congestion engine, each copy starting
-// after its route's L+O, so that the links divide their bandwidth among them (one engine for every byte).
+// flows of `flows` blocks and the messages of fabric-model MPI operations among them, that share a link become flows
+// of one congestion engine, each copy starting after its route's L+O, so that the links divide their bandwidth among
+// them (one engine for every byte).
 #include <fmt/format.h>
 
 #include <map>
@@ -8,6 +9,7 @@
 
 #include "engines/congestion/engine.h"
 #include "engines/congestion/streams.h"
+#include "engines/mpi/fabric_engine.h"
 #include "lower/lower.h"
 
 namespace gpm::lower {
@@ -25,8 +27,10 @@ namespace cg = engines::congestion;
 // those that start with the block after what comes before it in the branch, and what follows it after all of its
 // flows (docs/models.md section 8.8). Applied when flows of two branches share a directed link; where the links'
 // arbitration is PCIe (a lone flow there is not eq. 10), a link's `bw_duplex` would apply, a branch holds anything
-// else (a pageable copy, a nested block, an MPI operation, an `unordered` block) or a route differs from the copy's,
-// the par stays a par and warn_shared_links says what it does not price.
+// else (a pageable copy, a nested block, an MPI operation of another model, an `unordered` block) or a route differs
+// from the copy's, the par stays a par and warn_shared_links says what it does not price. An MPI operation of the
+// fabric model may be a branch or an item of one as a block may: its steps' messages join the engine (docs/models.md
+// section 8.8).
 Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   auto is_copy = [](const Task& t) { return t.kind == TaskKind::Op && t.flow.src >= 0; };
   auto is_delay = [](const Task& t) {
@@ -38,6 +42,21 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     auto e = std::dynamic_pointer_cast<const cg::CongestionEngine>(m_.engine_calls[size_t(t.engine_call)].engine);
     return e && !e->uses_tau() && !e->unordered() ? e : nullptr;
   };
+  // An MPI operation of the fabric model whose messages can be written out as flows (FabricCommEngine::unrolled).
+  auto fabric_of = [&](const Task& t) -> std::shared_ptr<const mpi::FabricCommEngine> {
+    if (t.kind != TaskKind::Engine || t.engine_call < 0) return nullptr;
+    return std::dynamic_pointer_cast<const mpi::FabricCommEngine>(m_.engine_calls[size_t(t.engine_call)].engine);
+  };
+  std::map<const Task*, std::vector<mpi::FabricCommEngine::PhaseView>> unrolled;
+  auto unrolls = [&](const Task& t) {
+    auto e = fabric_of(t);
+    if (!e) return false;
+    std::string why;
+    auto phases = e->unrolled(kParMpiFlows, why);
+    if (!why.empty()) return false;
+    unrolled[&t] = std::move(phases);
+    return true;
+  };
   std::vector<std::vector<const Task*>> branches;  // each branch's items, in the order they run
   bool fits = par.children.size() >= 2, delays = false;
   for (const Task& c : par.children) {
@@ -48,7 +67,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
       branch.push_back(&c);
     }
     for (const Task* t : branch) {
-      fits = fits && (is_copy(*t) || is_delay(*t) || block_of(*t));
+      fits = fits && (is_copy(*t) || is_delay(*t) || block_of(*t) || unrolls(*t));
       delays = delays || is_delay(*t);
     }
   }
@@ -67,6 +86,17 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   for (size_t b = 0; b < branches.size(); ++b)
     for (const Task* t : branches[b]) {
       if (is_copy(*t)) planned.push_back({t, -1, b, t->route});
+      if (auto it = unrolled.find(t); it != unrolled.end()) {
+        int index = 0;
+        for (const auto& phase : it->second) {
+          const cg::Plan& plan = phase.engine->plan();
+          for (int f = 0; f < plan.flow_count; ++f) {
+            Planned& p = planned.emplace_back(Planned{t, index++, b, {}});
+            for (int h = plan.path_begin[size_t(f)]; h < plan.path_begin[size_t(f) + 1]; ++h)
+              p.route.push_back(phase.engine->link_inputs()[size_t(plan.hop_link[size_t(h)])]);
+          }
+        }
+      }
       auto block = block_of(*t);
       if (!block) continue;
       const cg::Plan& plan = block->plan();
@@ -121,7 +151,8 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   };
   std::vector<engines::congestion::StreamsEngine::Branch> streams;
   std::vector<cg::FlowSpec> specs;
-  bool blocks = false;
+  bool blocks = false, mpi_ops = false;
+  size_t dependencies = 0;  // the MPI operations' waits: each message of a phase waits for every one of the last
   // What the next item of a branch waits for: the flow of the copy before it, or every flow of the block before it.
   auto wait_for = [](cg::FlowSpec& f, const std::vector<int>& last) {
     if (last.empty()) return;
@@ -139,6 +170,60 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
         waited = sum(waited, t->value);
         if (t->kernel_part != kNoValue) kernel = sum(kernel, t->kernel_part);
         else if (t->part == "kernels") kernel = sum(kernel, t->value);
+        continue;
+      }
+      if (auto it = unrolled.find(t); it != unrolled.end()) {
+        // Each phase's messages start together once the phase before has ended (or what came before in the
+        // branch), after the messages' software overhead (a step's first phase) and the phase's slowest route's
+        // latency: FabricCommEngine::step_time's price, link by link.
+        mpi_ops = true;
+        auto e = fabric_of(*t);
+        const ir::EngineCall& call = m_.engine_calls[size_t(t->engine_call)];
+        std::map<std::pair<const std::vector<int>*, bool>, ValueId> delays_of;
+        std::map<std::pair<int, double>, ValueId> sizes_of;
+        for (const auto& phase : it->second) {
+          ValueId& delay = delays_of.try_emplace({phase.route_links, phase.first_of_step}, kNoValue).first->second;
+          if (delay == kNoValue) {
+            ValueId slowest = kNoValue;
+            const auto& begin = *phase.route_begin;
+            for (size_t r = 0; r + 1 < begin.size(); ++r) {
+              ValueId route = kNoValue;
+              for (int k = begin[r]; k < begin[r + 1]; ++k)
+                route = sum(route, ValueId(call.inputs[size_t(e->latency_input((*phase.route_links)[size_t(k)]))]));
+              if (route == kNoValue) continue;
+              slowest = slowest == kNoValue ? route : b_.binary(Opcode::Max, slowest, route, s.range);
+            }
+            ValueId overhead = phase.first_of_step ? ValueId(call.inputs[size_t(e->overhead_input())]) : kNoValue;
+            delay = sum(overhead, slowest);
+            if (delay == kNoValue) delay = b_.constant(0, Dim::seconds(), s.range);
+          }
+          ValueId start = sum(waited, delay);
+          waited = kNoValue;
+          std::vector<int> now;
+          for (const cg::FlowSpec& message : phase.engine->flows()) {
+            ValueId& size = sizes_of.try_emplace({message.size_input, phase.size_factor}, kNoValue).first->second;
+            if (size == kNoValue) {
+              size = call.inputs[size_t(e->size_input(message.size_input))];
+              if (phase.size_factor != 1)
+                size = b_.binary(Opcode::Mul, size, b_.constant(phase.size_factor, Dim::count(), s.range), s.range);
+            }
+            cg::FlowSpec f;
+            f.name = fmt::format("{}: {} -> {}", phase.step, m_.topology.components[size_t(message.src)].path,
+                                 m_.topology.components[size_t(message.dst)].path);
+            f.src = message.src;
+            f.dst = message.dst;
+            f.has_start = true;
+            wait_for(f, last);
+            dependencies += last.size();
+            now.push_back(int(specs.size()));
+            stream.items.push_back({int(specs.size()), -1, f.name, "mpi"});
+            stream.flows.push_back(int(specs.size()));
+            specs.push_back(std::move(f));
+            bytes.push_back(size);
+            starts.push_back(start);
+          }
+          last = std::move(now);
+        }
         continue;
       }
       if (auto block = block_of(*t)) {
@@ -197,6 +282,10 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   for (auto& f : specs)
     if (f.queue >= 0 && takers[f.queue].size() < 2) f.queue = -1;
     else turns = turns || f.queue >= 0;
+  if (dependencies > kParMpiWaits) {
+    warn_shared_links(s, par);
+    return par;
+  }
   ValueId tau = kNoValue;
   cg::FabricMap fabrics = fabric_map(tau);
   cg::BuildError error;
@@ -216,7 +305,14 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     return par;
   }
   bool sequences = planned.size() > branches.size();
-  const char* row = blocks ? " (copies and flows sharing links)" : " (copies sharing links, as flows)";
+  std::string row = blocks ? " (copies and flows sharing links)" : " (copies sharing links, as flows)";
+  if (mpi_ops) {
+    bool copies = std::any_of(planned.begin(), planned.end(), [](const Planned& p) { return p.index < 0; });
+    row = copies && blocks ? " (copies, flows and MPI messages sharing links)"
+          : copies         ? " (copies and MPI messages sharing links)"
+          : blocks         ? " (flows and MPI messages sharing links)"
+                           : " (MPI messages sharing links)";
+  }
   Task task = Task::make(TaskKind::Engine, par.name + row, s.range);
   task.part = planned[0].task->part;  // copies count as overhead (docs/output.md); an engine with delays reports kernels
   task.track = "flows";
@@ -225,6 +321,15 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
                : sequences ? "max-min fair sharing, each copy after its route's L+O (AHEAD eq. 10), a branch's copies "
                              "one after another"
                            : "max-min fair sharing, each copy after its route's L+O (AHEAD eq. 10)";
+  if (mpi_ops) {
+    bool copies = std::any_of(planned.begin(), planned.end(), [](const Planned& p) { return p.index < 0; });
+    bool in_turn = std::any_of(branches.begin(), branches.end(), [](const auto& b) { return b.size() > 1; });
+    task.model = fmt::format("max-min fair sharing{}, an MPI operation's messages as flows (fabric model: a step's "
+                             "messages after the step before it, its software overhead and its slowest route's "
+                             "latency){}",
+                             copies ? ", each copy after its route's L+O (AHEAD eq. 10)" : "",
+                             in_turn ? ", a branch's items one after another" : "");
+  }
   if (turns) task.model += "; a GPU's copies take turns on its copy engines ([WERK] III)";
   EngineCall call{engine, {}};
   for (auto [link, dir] : engine->link_inputs()) call.inputs.push_back(m_.topology.links[size_t(link)].bw[dir]);

@@ -497,6 +497,57 @@ bool FabricCommEngine::crosses(int link, int direction) const {
   return std::find(links_.begin(), links_.end(), std::pair<int, int>{link, direction}) != links_.end();
 }
 
+std::vector<FabricCommEngine::PhaseView> FabricCommEngine::unrolled(int64_t max_flows, std::string& why) const {
+  std::vector<PhaseView> out;
+  if (period_ > 0) {
+    why = "its rounds are solved on one period of the cluster's nodes (the fast path)";
+    return out;
+  }
+  if (uses_tau_) {
+    why = "its messages cross links of PCIe arbitration";
+    return out;
+  }
+  int64_t flows = 0;
+  for (const Step& step : steps_) {
+    if (step.pipeline_hops > 0) {
+      why = fmt::format("its step `{}` is pipelined (its segment count is chosen when it is evaluated)", step.what);
+      return out;
+    }
+    if (!(step.repeat >= 1) || step.repeat != std::floor(step.repeat)) {
+      why = fmt::format("its step `{}` repeats {} times", step.what, step.repeat);
+      return out;
+    }
+    for (const Phase& phase : step.phases) {
+      for (const auto& f : phase.engine->flows())
+        if (f.src == f.dst) {
+          why = fmt::format("its step `{}` has a message from a GPU to itself", step.what);
+          return out;
+        }
+      flows += int64_t(step.repeat) * phase.engine->plan().flow_count;
+    }
+    if (flows > max_flows) {
+      why = fmt::format("it would be more than {} flows", max_flows);
+      return out;
+    }
+  }
+  for (const Step& step : steps_) {
+    const int64_t repeats = int64_t(step.repeat);
+    for (int64_t r = 0; r < repeats; ++r)
+      for (size_t j = 0; j < step.phases.size(); ++j) {
+        const Phase& phase = step.phases[j];
+        PhaseView& v = out.emplace_back();
+        v.engine = phase.engine.get();
+        v.step = repeats > 1 ? fmt::format("{} ({}/{})", step.what, r + 1, repeats) : step.what;
+        if (!phase.what.empty()) v.step += fmt::format(", {}", phase.what);
+        v.size_factor = step.size_factor;
+        v.first_of_step = j == 0;
+        v.route_links = &phase.route_links;
+        v.route_begin = &phase.route_begin;
+      }
+  }
+  return out;
+}
+
 int64_t FabricCommEngine::flows_built() const {
   int64_t n = 0;
   for (const Step& step : steps_)

@@ -76,6 +76,27 @@ class FabricCommEngine : public ir::Engine {
   // with the fast path a link of the same orbit as one of them (the period's translates carry the same messages).
   bool crosses(int link, int direction) const;
 
+  // The operation written out as phases of flows in the order they run, for one engine that shares links among
+  // this operation and other transfers (lower/lower_par_copies.cpp): each repeat of each step, its phases one after
+  // another. A phase's flows start together once the phase before has ended, after the messages' software overhead
+  // (the first phase of a step) and the latency of the phase's slowest route, as step_time prices them. Empty, with
+  // `why` saying so, where the operation cannot be written so: a pipelined step (its segment count is chosen at
+  // evaluation), the fast path (one period's flows stand for all), PCIe arbitration, a repeat that is not a whole
+  // number, a message to its own GPU, or more than `max_flows` flows in all.
+  struct PhaseView {
+    const engines::congestion::CongestionEngine* engine = nullptr;  // its flows (src, dst, size_input), routed
+    std::string step;            // the step's name, with "(r/n)" when it repeats
+    double size_factor = 1;      // a flow's size: the size input its size_input names, times this
+    bool first_of_step = false;  // the messages' software overhead comes before it
+    const std::vector<int>* route_links = nullptr;  // its distinct routes (indices of link_inputs()), route r at
+    const std::vector<int>* route_begin = nullptr;  // [route_begin[r], route_begin[r + 1]) of route_links
+  };
+  std::vector<PhaseView> unrolled(int64_t max_flows, std::string& why) const;
+  // Where the inputs are: the software overhead, link_inputs()[i]'s latency, size input k.
+  int overhead_input() const { return first_bw_ - 1; }
+  int latency_input(int i) const { return first_bw_ + int(links_.size()) + i; }
+  int size_input(int k) const { return first_bw_ + 2 * int(links_.size()) + k; }
+
  private:
   FabricCommEngine() = default;
   // build() with the translation `sym` (null: every flow); null without `error` when a route is not the translate
