@@ -149,13 +149,15 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
   auto schedule_end = [&](int f) {
     factor_[size_t(f)] = rate_[size_t(f)] / path_bw_[size_t(f)];
     double rate = rate_[size_t(f)], left = remaining_[size_t(f)], at = since[size_t(f)];
-    ends.erase(f);
-    nearly.erase(f);
     if (left <= 0) {
       ends.set(f, at);
+      nearly.erase(f);
     } else if (rate > 0) {
       ends.set(f, at + left / rate);
       nearly.set(f, at + (left - 1e-9 * bytes_[size_t(f)]) / rate);
+    } else {
+      ends.erase(f);
+      nearly.erase(f);
     }
   };
 

@@ -82,9 +82,13 @@ class FillQueue {
   }
 
  private:
-  static bool later(const std::pair<double, int>& a, const std::pair<double, int>& b) {
-    return a.first > b.first || (a.first == b.first && a.second > b.second);
-  }
+  // The heap's order as a type, so that the standard heap algorithms inline it.
+  struct Later {
+    bool operator()(const std::pair<double, int>& a, const std::pair<double, int>& b) const {
+      return a.first > b.first || (a.first == b.first && a.second > b.second);
+    }
+  };
+  static constexpr Later later{};
   // The top entry once it is current, or false when no link has flows still growing.
   template <class Level>
   bool settle(const int* unfrozen, Level level) {
