@@ -154,6 +154,9 @@ class Lowerer {
   // itself (with warn_shared_links' warning where they share a link it cannot price). lower_par_copies.cpp.
   Task share_par_copies(const frontend::Stmt& par, Task task);
   void check_fits(int gpu, ValueId bytes, SourceRange site, const std::string& what, const char* who = "copy");
+  // What one rank of an MPI operation must hold on its GPU is at most the largest `mem_size` of the machine's GPUs
+  // (checked at evaluation, ExceedsMemory; unchecked where a GPU declares none). lower_mpi.cpp.
+  void check_rank_buffer(const frontend::Stmt& stmt, ValueId bytes, const std::string& what);
   Task lower_run(const frontend::AppDecl& app, const frontend::Stmt& stmt);
   Task lower_copy(const frontend::Stmt& stmt);
   Task lower_peer_copy(const frontend::Stmt& stmt, Task task, ValueId bytes);  // lower_peer_copy.cpp
@@ -209,6 +212,8 @@ class Lowerer {
   std::shared_ptr<const std::vector<std::string>> component_names_;
   // The fabric engines built so far, by what decides them (lower_mpi_fabric.cpp): statements alike share one.
   std::map<std::string, std::shared_ptr<mpi::FabricCommEngine>> fabric_engines_;
+  ValueId largest_gpu_memory_ = kNoValue;  // check_rank_buffer's bound, made once
+  bool gpu_memory_looked_ = false;
   bool fabric_overhead_warned_ = false;  // the AssumedZero warning of a fabric model without `overhead`, said once
   int64_t loop_work_ = 0;                                     // iterations expanded so far
   std::vector<std::pair<SourceRange, std::string>> loop_text_;  // uses of bound loop variables -> their values

@@ -1,6 +1,8 @@
 // lower_mpi.cpp: lowers a machine's `mpi` section to engine inputs and the app's `mpi` operations to engine tasks.
 #include <cmath>
 #include <fmt/format.h>
+
+#include <set>
 #include <fmt/ranges.h>
 
 #include "engines/mpi/mpi_engine.h"
@@ -429,6 +431,9 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     inputs.push_back(bytes("face", true, "the bytes sent to a face neighbour"));
     inputs.push_back(bytes("edge", grid.dims == 3 && grid.neighbours == 26, "the bytes sent to an edge neighbour"));
     inputs.push_back(bytes("corner", grid.neighbours == 8 || grid.neighbours == 26, "the bytes sent to a corner neighbour"));
+    check_rank_buffer(s, b_.binary(Opcode::Max, inputs[sizes_at], b_.binary(Opcode::Max, inputs[sizes_at + 1],
+                                                                        inputs[sizes_at + 2], s.range), s.range),
+                      "its largest message");
     if (choice.model == mpi::CommModel::Fabric) {
       request.halo = true;
       request.grid = grid;
@@ -458,6 +463,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     size_t sizes_at = inputs.size();
     inputs.push_back(bytes("bytes", true, "the bytes of each message"));
     inputs.push_back(b_.constant(0, Dim::byte(), s.range));  // no segments
+    check_rank_buffer(s, inputs[sizes_at], "a message");
     bool both = s.name == "sendrecv";
     if (choice.model == mpi::CommModel::Fabric) {
       request.p2p = true;
@@ -494,6 +500,15 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     size_t sizes_at = inputs.size();
     inputs.push_back(c == mpi::Collective::Barrier ? b_.constant(0, Dim::byte(), s.range)
                                                    : bytes("bytes", true, "the bytes of the operation"));
+    // A rank's buffer: the operation's bytes; the gathered output of an all-gather and an all-to-all's send buffer
+    // (one block per rank) are `ranks` times them.
+    if (c == mpi::Collective::Allgather || c == mpi::Collective::Alltoall)
+      check_rank_buffer(s, b_.binary(Opcode::Mul, inputs[sizes_at], b_.constant(double(*ranks), Dim::count(), s.range),
+                                     s.range),
+                        c == mpi::Collective::Allgather ? "its gathered output, `ranks` x `bytes`"
+                                                        : "its send buffer, `ranks` x `bytes`");
+    else if (c != mpi::Collective::Barrier)
+      check_rank_buffer(s, inputs[sizes_at], "its buffer of `bytes`");
     // A pipeline's segment size; 0 lets the engine choose the segment count that gives the least time.
     const Attr* segment = find_attr(s.attrs, "segment");
     if (segment && alg != mpi::Algorithm::Pipeline) {
@@ -560,6 +575,29 @@ Task Lowerer::lower_mpi(const Stmt& s) {
   task.engine_call = int32_t(m_.engine_calls.size());
   m_.engine_calls.push_back(std::move(call));
   return task;
+}
+
+void Lowerer::check_rank_buffer(const Stmt& s, ValueId bytes, const std::string& what) {
+  if (!gpu_memory_looked_) {
+    gpu_memory_looked_ = true;
+    std::set<ValueId> sizes;
+    bool all = true;
+    for (const Component& c : m_.topology.components) {
+      if (c.kind != "gpu") continue;
+      auto size = c.attrs.find("mem_size");
+      if (size == c.attrs.end()) {
+        all = false;  // a GPU of unknown memory could hold any buffer
+        break;
+      }
+      sizes.insert(size->second);
+    }
+    if (all)
+      for (ValueId v : sizes)
+        largest_gpu_memory_ = largest_gpu_memory_ == kNoValue ? v : b_.binary(Opcode::Max, largest_gpu_memory_, v, {});
+  }
+  if (largest_gpu_memory_ == kNoValue) return;
+  m_.checks.push_back({CheckKind::AtMost, bytes, kNoValue, largest_gpu_memory_, s.range,
+                       fmt::format("the memory a rank of `mpi {}` needs on its GPU ({})", s.name, what)});
 }
 
 }  // namespace gpm::lower
