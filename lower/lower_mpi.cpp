@@ -528,8 +528,13 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     }
     // NCCL-style channels: rings side by side, priced on the fabric (a fitted model has no links to spread them on).
     if (const Attr* a = find_attr(s.attrs, "channels")) {
-      auto channels = count("channels", 1, 1024, 1);
-      if (!channels) return failed;
+      // NCCL runs at most MAXCHANNELS = 64 channels (src/include/device.h); the fabric model's rings, 1,024.
+      const bool nccl = choice.model == mpi::CommModel::Nccl;
+      auto channels = count("channels", 1, nccl ? 64 : 1024, 1);
+      if (!channels) {
+        if (nccl) diags_.note(a->value->range, "NCCL runs at most 64 channels (MAXCHANNELS in its src/include/device.h)");
+        return failed;
+      }
       if (alg != mpi::Algorithm::Ring || !on_fabric) {
         diags_.error(DiagKind::ConflictingAttributes, a->name_range,
                      fmt::format("`channels` spreads a ring over rings side by side on the machine's links: it needs "
