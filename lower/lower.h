@@ -155,7 +155,7 @@ class Lowerer {
   Task share_par_copies(const frontend::Stmt& par, Task task);
   void check_fits(int gpu, ValueId bytes, SourceRange site, const std::string& what, const char* who = "copy");
   // What one rank of an MPI operation must hold on its GPU is at most the largest `mem_size` of the machine's GPUs
-  // (checked at evaluation, ExceedsMemory; unchecked where a GPU declares none). lower_mpi.cpp.
+  // (checked at evaluation, ExceedsMemory; unchecked where a GPU declares none). lower_app.cpp.
   void check_rank_buffer(const frontend::Stmt& stmt, ValueId bytes, const std::string& what);
   Task lower_run(const frontend::AppDecl& app, const frontend::Stmt& stmt);
   Task lower_copy(const frontend::Stmt& stmt);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <set>
 
 #include "engines/congestion/engine.h"
 #include "engines/mpi/fabric_engine.h"
@@ -349,6 +350,29 @@ void Lowerer::check_fits(int gpu, ValueId bytes, SourceRange site, const std::st
   if (size == c.attrs.end()) return;
   m_.checks.push_back({CheckKind::AtMost, bytes, kNoValue, size->second, site,
                        fmt::format("the memory this {} needs on gpu `{}` ({})", who, c.path, what)});
+}
+
+void Lowerer::check_rank_buffer(const Stmt& s, ValueId bytes, const std::string& what) {
+  if (!gpu_memory_looked_) {
+    gpu_memory_looked_ = true;
+    std::set<ValueId> sizes;
+    bool all = true;
+    for (const Component& c : m_.topology.components) {
+      if (c.kind != "gpu") continue;
+      auto size = c.attrs.find("mem_size");
+      if (size == c.attrs.end()) {
+        all = false;  // a GPU of unknown memory could hold any buffer
+        break;
+      }
+      sizes.insert(size->second);
+    }
+    if (all)
+      for (ValueId v : sizes)
+        largest_gpu_memory_ = largest_gpu_memory_ == kNoValue ? v : b_.binary(Opcode::Max, largest_gpu_memory_, v, {});
+  }
+  if (largest_gpu_memory_ == kNoValue) return;
+  m_.checks.push_back({CheckKind::AtMost, bytes, kNoValue, largest_gpu_memory_, s.range,
+                       fmt::format("the memory a rank of `mpi {}` needs on its GPU ({})", s.name, what)});
 }
 
 // `par` takes the longest of its branches, each priced alone: copies in different branches that cross one link in

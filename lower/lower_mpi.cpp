@@ -1,8 +1,6 @@
 // lower_mpi.cpp: lowers a machine's `mpi` section to engine inputs and the app's `mpi` operations to engine tasks.
 #include <cmath>
 #include <fmt/format.h>
-
-#include <set>
 #include <fmt/ranges.h>
 
 #include "engines/mpi/mpi_engine.h"
@@ -580,29 +578,6 @@ Task Lowerer::lower_mpi(const Stmt& s) {
   task.engine_call = int32_t(m_.engine_calls.size());
   m_.engine_calls.push_back(std::move(call));
   return task;
-}
-
-void Lowerer::check_rank_buffer(const Stmt& s, ValueId bytes, const std::string& what) {
-  if (!gpu_memory_looked_) {
-    gpu_memory_looked_ = true;
-    std::set<ValueId> sizes;
-    bool all = true;
-    for (const Component& c : m_.topology.components) {
-      if (c.kind != "gpu") continue;
-      auto size = c.attrs.find("mem_size");
-      if (size == c.attrs.end()) {
-        all = false;  // a GPU of unknown memory could hold any buffer
-        break;
-      }
-      sizes.insert(size->second);
-    }
-    if (all)
-      for (ValueId v : sizes)
-        largest_gpu_memory_ = largest_gpu_memory_ == kNoValue ? v : b_.binary(Opcode::Max, largest_gpu_memory_, v, {});
-  }
-  if (largest_gpu_memory_ == kNoValue) return;
-  m_.checks.push_back({CheckKind::AtMost, bytes, kNoValue, largest_gpu_memory_, s.range,
-                       fmt::format("the memory a rank of `mpi {}` needs on its GPU ({})", s.name, what)});
 }
 
 }  // namespace gpm::lower
