@@ -98,12 +98,10 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
   const int* path_begin = pruned ? ws_.kept_begin.data() : p_.path_begin.data();
   const int* hop_link = pruned ? ws_.kept_link.data() : p_.hop_link.data();
   const int hops = path_begin[flows];
-  std::vector<int> hop_flow(static_cast<size_t>(hops));
-  for (int f = 0; f < flows; ++f)
-    for (int h = path_begin[f]; h < path_begin[f + 1]; ++h) hop_flow[size_t(h)] = f;
-  // The hops of the flows in flight on each link: link l's at [on_begin[l], on_begin[l] + on_size[l]), hop h at pos[h].
+  // The flows in flight on each link: link l's at [on_begin[l], on_begin[l] + on_size[l]), each with its hop (to
+  // move it when another leaves), hop h's entry at pos[h].
   std::vector<int> on_begin(size_t(links) + 1, 0), on_size(size_t(links), 0);
-  std::vector<int> on_hops(static_cast<size_t>(hops)), pos(static_cast<size_t>(hops));
+  std::vector<int> on_flow(static_cast<size_t>(hops)), on_hops(static_cast<size_t>(hops)), pos(static_cast<size_t>(hops));
   for (int h = 0; h < hops; ++h) ++on_begin[size_t(hop_link[h]) + 1];
   for (int l = 0; l < links; ++l) on_begin[size_t(l) + 1] += on_begin[size_t(l)];
   auto enter = [&](int f) {
@@ -111,6 +109,7 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
       size_t l = size_t(hop_link[h]);
       int at = on_begin[l] + on_size[l]++;
       on_hops[size_t(at)] = h;
+      on_flow[size_t(at)] = f;
       pos[size_t(h)] = at;
     }
   };
@@ -120,6 +119,7 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
       int last = on_begin[l] + --on_size[l];
       int moved = on_hops[size_t(last)];
       on_hops[size_t(pos[size_t(h)])] = moved;
+      on_flow[size_t(pos[size_t(h)])] = on_flow[size_t(last)];
       pos[size_t(moved)] = pos[size_t(h)];
     }
   };
@@ -188,7 +188,7 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
       double capacity = cap_[size_t(l)];
       int count = 0;
       for (int k = on_begin[size_t(l)]; k < on_begin[size_t(l)] + on_size[size_t(l)]; ++k) {
-        int g = hop_flow[size_t(on_hops[size_t(k)])];
+        int g = on_flow[size_t(k)];
         if (!started[size_t(g)] && rate_[size_t(g)] < threshold) {
           capacity -= rate_[size_t(g)];  // keeps its rate
           continue;
@@ -216,7 +216,7 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
     while (fill.next(unfrozen.data(), cap_.data(), fill_level, level, full)) {
       for (int l : full)
         for (int k = on_begin[size_t(l)]; k < on_begin[size_t(l)] + on_size[size_t(l)]; ++k) {
-          int g = hop_flow[size_t(on_hops[size_t(k)])];
+          int g = on_flow[size_t(k)];
           if (flow_mark[size_t(g)] != epoch || frozen_mark[size_t(g)] == epoch) continue;
           frozen_mark[size_t(g)] = epoch;
           new_rate[size_t(g)] = level;
