@@ -400,6 +400,19 @@ void Lowerer::warn_shared_links(const Stmt& s, const Task& par) {
         const Use& first = duplex ? other->second : same->second;
         const Component& from = m_.topology.components[size_t(hop.direction == 0 ? link.a : link.b)];
         const Component& to = m_.topology.components[size_t(hop.direction == 0 ? link.b : link.a)];
+        auto offload = [](const std::string& n) { return n.starts_with("offload "); };
+        if (offload(first.name) || offload(name)) {
+          // An offload's copies are scheduled by the overlap model on its GPU's copy engines, not as flows.
+          diags_.warning(DiagKind::UnmodelledSharing, s.range,
+                         fmt::format("`{}` and `{}` in this `par` move data over the link {} {} {} together, but `par` "
+                                     "prices each as if it had the link to itself (an offload's copies are scheduled "
+                                     "by the overlap model of van Werkhoven et al. on its own GPU's copy engines, and "
+                                     "share no link with other work){}",
+                                     first.name, name, from.path, duplex ? "<->" : "->", to.path,
+                                     duplex ? "; the link's `bw_duplex` is not applied either" : ""));
+          diags_.note(where, offload(name) ? "the second offload" : flow ? "the block of the second flow" : "the second copy");
+          return false;
+        }
         diags_.warning(DiagKind::UnmodelledSharing, s.range,
                        fmt::format("{} in this `par` cross the link {} {} {} together (`{}` and `{}`), but `par` "
                                    "prices each as if it had the link to itself{}; write them as a `flows` block, or "

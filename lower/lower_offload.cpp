@@ -144,6 +144,7 @@ Task Lowerer::lower_offload(const Stmt& s) {
     PathParams& p = dir[d];
     for (size_t i = 0; i < path->size(); ++i) {
       const Hop& hop = (*path)[i];
+      task.route.emplace_back(hop.link, hop.direction);  // both directions: a `par` checks them against its branches
       const Link& link = m_.topology.links[size_t(hop.link)];
       auto add = [&](ValueId& acc, ValueId v, Opcode op) { acc = acc == kNoValue ? v : b_.binary(op, acc, v, link.range); };
       add(p.lo, link.latency[hop.direction], Opcode::Add);
