@@ -401,16 +401,24 @@ void Lowerer::warn_shared_links(const Stmt& s, const Task& par) {
         const Component& from = m_.topology.components[size_t(hop.direction == 0 ? link.a : link.b)];
         const Component& to = m_.topology.components[size_t(hop.direction == 0 ? link.b : link.a)];
         auto offload = [](const std::string& n) { return n.starts_with("offload "); };
-        if (offload(first.name) || offload(name)) {
-          // An offload's copies are scheduled by the overlap model on its GPU's copy engines, not as flows.
+        auto mapped = [](const std::string& n) { return n.find("(mapped over ") != std::string::npos; };
+        if (offload(first.name) || offload(name) || mapped(first.name) || mapped(name)) {
+          // An offload's copies are scheduled by the overlap model on its GPU's copy engines, and a run's mapped
+          // accesses priced by eq. 6: neither as flows.
+          bool off = offload(first.name) || offload(name);
           diags_.warning(DiagKind::UnmodelledSharing, s.range,
                          fmt::format("`{}` and `{}` in this `par` move data over the link {} {} {} together, but `par` "
-                                     "prices each as if it had the link to itself (an offload's copies are scheduled "
-                                     "by the overlap model of van Werkhoven et al. on its own GPU's copy engines, and "
-                                     "share no link with other work){}",
+                                     "prices each as if it had the link to itself ({}){}",
                                      first.name, name, from.path, duplex ? "<->" : "->", to.path,
+                                     off ? "an offload's copies are scheduled by the overlap model of van Werkhoven et "
+                                           "al. on its own GPU's copy engines, and share no link with other work"
+                                         : "a run's device-mapped accesses are priced by van Werkhoven et al. eq. 6 "
+                                           "alone",
                                      duplex ? "; the link's `bw_duplex` is not applied either" : ""));
-          diags_.note(where, offload(name) ? "the second offload" : flow ? "the block of the second flow" : "the second copy");
+          diags_.note(where, offload(name) ? "the second offload"
+                             : mapped(name) ? "the mapped run"
+                             : flow         ? "the block of the second flow"
+                                            : "the second copy");
           return false;
         }
         diags_.warning(DiagKind::UnmodelledSharing, s.range,

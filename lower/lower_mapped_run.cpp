@@ -47,6 +47,7 @@ Task Lowerer::lower_mapped_run(const Stmt& s, Task task, int gpu) {
     lo[d] = path_cost(*path).lo;
     bw[d] = kNoValue;
     for (const Hop& hop : *path) {
+      task.route.emplace_back(hop.link, hop.direction);  // both directions: a `par` checks them against its branches
       const Link& link = m_.topology.links[size_t(hop.link)];
       ValueId w = link.bw_mapped[hop.direction] != kNoValue ? link.bw_mapped[hop.direction] : link.bw[hop.direction];
       bw[d] = bw[d] == kNoValue ? w : b_.binary(Opcode::Min, bw[d], w, link.range);

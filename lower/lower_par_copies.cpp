@@ -33,8 +33,11 @@ namespace cg = engines::congestion;
 // section 8.8).
 Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   auto is_copy = [](const Task& t) { return t.kind == TaskKind::Op && t.flow.src >= 0; };
-  auto is_delay = [](const Task& t) {
-    return t.kind == TaskKind::Op && t.flow.src < 0 && t.route.empty() && t.value != kNoValue;
+  // A kernel or an overhead; or a run through device-mapped host memory, whose accesses (eq. 6, on its route) the
+  // flows do not include: checked below against the links the other branches' flows cross.
+  auto is_mapped = [](const Task& t) { return t.kind == TaskKind::Op && t.kernel_part != kNoValue && !t.route.empty(); };
+  auto is_delay = [&](const Task& t) {
+    return t.kind == TaskKind::Op && t.flow.src < 0 && (t.route.empty() || is_mapped(t)) && t.value != kNoValue;
   };
   // A `flows` block of max-min links, its flows in written order (or a par of copies lowered so): its engine.
   auto block_of = [&](const Task& t) -> std::shared_ptr<const cg::CongestionEngine> {
@@ -123,6 +126,27 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     warn_shared_links(s, par);
     return par;
   }
+  // A mapped run's accesses beside another branch's flows on one link: priced apart (eq. 6), said once.
+  [&] {
+    for (size_t b = 0; b < branches.size(); ++b)
+      for (const Task* t : branches[b]) {
+        if (!is_mapped(*t)) continue;
+        for (auto [link, direction] : t->route) {
+          auto it = users.find({link, direction});
+          if (it == users.end() || (it->second.size() == 1 && *it->second.begin() == b)) continue;
+          const Link& l = m_.topology.links[size_t(link)];
+          const Component& from = m_.topology.components[size_t(direction == 0 ? l.a : l.b)];
+          const Component& to = m_.topology.components[size_t(direction == 0 ? l.b : l.a)];
+          diags_.warning(DiagKind::UnmodelledSharing, s.range,
+                         fmt::format("the device-mapped accesses of `{}` cross the link {} -> {} while another "
+                                     "branch's copies or flows do, but they are priced apart (van Werkhoven et al. "
+                                     "eq. 6) and the link's flows do not include them",
+                                     t->name, from.path, to.path));
+          diags_.note(t->range, "the mapped run");
+          return;
+        }
+      }
+  }();
   // Each copy a flow, branch after branch: a branch's copy starts after the one before it (its start input then the
   // delays between them, then its L+O); the delays after a branch's last copy are its tail. A block's flows keep
   // their own `after` and start times; those that start with the block start after the branch's copy before it,
