@@ -48,14 +48,16 @@ using ParamBindings = std::map<const frontend::ParamDecl*, double>;
 using KeywordSettings = std::map<std::string, std::string>;
 struct MpiMachineInfo;
 struct MpiFabricRequest;
+struct FabricWholeSpec;
 
 class Lowerer {
  public:
   static constexpr long kMaxInlinedCalls = 500'000;
   static constexpr size_t kMaxComponents = 1'000'000;
   static constexpr int64_t kMaxLoopIterations = 10'000'000;  // all the loops of a model, expanded
-  // An MPI operation in a `par` shares links with the other branches as at most this many flows, and as at most
-  // kParMpiWaits waits (each message of a phase waits for every message of the phase before); beyond, a warning.
+  // An MPI operation in a `par` shares links with the other branches as at most this many flows; a par's flows
+  // wait for at most kParMpiWaits others in all (a block's flows each wait for every flow of the block before it;
+  // an MPI phase's messages for the group of the phase before, once); beyond, a warning.
   static constexpr int64_t kParMpiFlows = 100'000;
   static constexpr size_t kParMpiWaits = 4'000'000;
   Lowerer(const frontend::CheckedProgram& program, const support::SourceManager& sources, DiagnosticEngine& diags,
@@ -212,6 +214,11 @@ class Lowerer {
   std::shared_ptr<const std::vector<std::string>> component_names_;
   // The fabric engines built so far, by what decides them (lower_mpi_fabric.cpp): statements alike share one.
   std::map<std::string, std::shared_ptr<mpi::FabricCommEngine>> fabric_engines_;
+  // A fabric-model operation solved on one period (its fast path) whose messages are few enough to be written out
+  // in a `par` (kParMpiFlows): what builds it with every flow (lower_mpi.h), and that engine once built.
+  std::map<const mpi::FabricCommEngine*, std::shared_ptr<FabricWholeSpec>> fabric_whole_;
+  // The engine whose flows a `par` writes out for `e`: itself, or without its fast path (null: none can be built).
+  std::shared_ptr<const mpi::FabricCommEngine> fabric_unrolled(const std::shared_ptr<const mpi::FabricCommEngine>& e);
   ValueId largest_gpu_memory_ = kNoValue;  // check_rank_buffer's bound, made once
   bool gpu_memory_looked_ = false;
   bool fabric_overhead_warned_ = false;  // the AssumedZero warning of a fabric model without `overhead`, said once

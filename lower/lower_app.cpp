@@ -478,7 +478,11 @@ void Lowerer::warn_shared_links(const Stmt& s, const Task& par) {
       const Component& from = m_.topology.components[size_t(hop.second == 0 ? link.a : link.b)];
       const Component& to = m_.topology.components[size_t(hop.second == 0 ? link.b : link.a)];
       std::string why;
-      e->unrolled(kParMpiFlows, why);
+      if (auto whole = fabric_unrolled(e))
+        whole->unrolled(kParMpiFlows, why);
+      else
+        why = fmt::format("its rounds are solved on one period of the cluster's nodes (the fast path), and written "
+                          "out they would be more than {} flows", kParMpiFlows);
       diags_.warning(DiagKind::UnmodelledSharing, s.range,
                      fmt::format("the messages of `{}` and the {} `{}` in this `par` cross the link {} -> {} together, "
                                  "but `par` prices each as if it had the link to itself ({})",

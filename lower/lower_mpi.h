@@ -1,10 +1,12 @@
 // lower_mpi.h: what the lowering of MPI operations shares between lower_mpi.cpp (the machine's section, the
 // fitted models) and lower_mpi_fabric.cpp (operations priced on the machine's links).
 #pragma once
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "engines/mpi/fabric_engine.h"
 #include "engines/mpi/pattern.h"
 #include "frontend/ast.h"
 #include "ir/ir.h"
@@ -58,6 +60,16 @@ struct MpiFabricRequest {
   bool overlapped_launch = false;                // the nccl model: `launch = overlapped` (back-to-back operations)
   bool both = false;
   std::vector<ir::ValueId> sizes;
+};
+
+// What builds a fabric-model operation with every flow when its engine took the fast path (Lowerer::fabric_whole_):
+// kept only where its messages are few enough for a `par` to write out, and the engine once a `par` built it.
+struct FabricWholeSpec {
+  mpi::FabricCommEngine::Operation op;
+  mpi::FabricPlacement placement;
+  std::vector<mpi::Round> rounds;
+  std::shared_ptr<const mpi::FabricCommEngine> whole;
+  bool tried = false;
 };
 
 }  // namespace gpm::lower

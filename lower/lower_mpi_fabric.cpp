@@ -204,6 +204,20 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
     return std::nullopt;
   }
   fabric_engines_.emplace(std::move(key), engine);
+  // Written out, each round's messages repeat: what a `par` would build (a pipeline's repeats are not known here).
+  double written = 0;
+  bool pipelined = false;
+  for (const auto& r : rounds) {
+    written += double(r.messages.size()) * r.repeat;
+    pipelined = pipelined || r.pipeline_hops > 0;
+  }
+  if (engine->symmetric_period() > 0 && !pipelined && written <= double(kParMpiFlows)) {
+    auto spec = std::make_shared<FabricWholeSpec>();
+    spec->op = op;
+    spec->placement = placement;
+    spec->rounds = std::move(rounds);
+    fabric_whole_[engine.get()] = std::move(spec);
+  }
   }
   if (!info.has_overhead && !fabric_overhead_warned_) {
     // The model's software latency per message has no default a source gives: say once that it is taken as 0.
@@ -233,6 +247,23 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
   }
   call.inputs.insert(call.inputs.end(), request.sizes.begin(), request.sizes.end());
   return call;
+}
+
+std::shared_ptr<const mpi::FabricCommEngine> Lowerer::fabric_unrolled(
+    const std::shared_ptr<const mpi::FabricCommEngine>& e) {
+  if (e->symmetric_period() == 0) return e;
+  auto it = fabric_whole_.find(e.get());
+  if (it == fabric_whole_.end()) return nullptr;
+  FabricWholeSpec& spec = *it->second;
+  if (!spec.tried) {
+    spec.tried = true;
+    ValueId tau = kNoValue;
+    std::string error;
+    spec.whole = mpi::FabricCommEngine::build(m_.topology, fabric_map(tau), link_costs(), spec.op, spec.placement,
+                                              spec.rounds, {}, error, {&fabric_router(), component_names()}, false);
+    spec.rounds = {};
+  }
+  return spec.whole;
 }
 
 }  // namespace gpm::lower

@@ -50,14 +50,20 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     if (t.kind != TaskKind::Engine || t.engine_call < 0) return nullptr;
     return std::dynamic_pointer_cast<const mpi::FabricCommEngine>(m_.engine_calls[size_t(t.engine_call)].engine);
   };
+  // Its phases, from the engine that builds every flow (fabric_unrolled: the operation's own, or one without its
+  // fast path), kept with that engine.
   std::map<const Task*, std::vector<mpi::FabricCommEngine::PhaseView>> unrolled;
+  std::map<const Task*, std::shared_ptr<const mpi::FabricCommEngine>> unrolled_by;
   auto unrolls = [&](const Task& t) {
     auto e = fabric_of(t);
     if (!e) return false;
+    auto whole = fabric_unrolled(e);
+    if (!whole) return false;
     std::string why;
-    auto phases = e->unrolled(kParMpiFlows, why);
+    auto phases = whole->unrolled(kParMpiFlows, why);
     if (!why.empty()) return false;
     unrolled[&t] = std::move(phases);
+    unrolled_by[&t] = std::move(whole);
     return true;
   };
   std::vector<std::vector<const Task*>> branches;  // each branch's items, in the order they run
@@ -176,16 +182,25 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   std::vector<engines::congestion::StreamsEngine::Branch> streams;
   std::vector<cg::FlowSpec> specs;
   bool blocks = false, mpi_ops = false;
-  size_t dependencies = 0;  // the MPI operations' waits: each message of a phase waits for every one of the last
-  // What the next item of a branch waits for: the flow of the copy before it, or every flow of the block before it.
-  auto wait_for = [](cg::FlowSpec& f, const std::vector<int>& last) {
+  size_t dependencies = 0;  // the waits written out (a block's flows after a block's: one per pair)
+  int groups = 0;           // an MPI operation's phases: one group of flows each (FlowSpec::group)
+  // What the next item of a branch waits for: the flow of the copy before it, every flow of the block before it,
+  // or the group of the MPI phase before it (one wait, however many messages).
+  auto wait_for = [&](cg::FlowSpec& f, const std::vector<int>& last, int last_group) {
+    if (last_group >= 0) {
+      f.after_group = last_group;
+      ++dependencies;
+      return;
+    }
     if (last.empty()) return;
     f.after = last[0];
     f.also_after.assign(last.begin() + 1, last.end());
+    dependencies += last.size();
   };
   for (const auto& branch : branches) {
     ValueId waited = kNoValue, kernel = kNoValue;
     std::vector<int> last;
+    int last_group = -1;  // `last` is this group of an MPI phase's messages
     auto& stream = streams.emplace_back();
     for (const Task* t : branch) {
       if (is_delay(*t)) {
@@ -202,6 +217,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
         // latency: FabricCommEngine::step_time's price, link by link.
         mpi_ops = true;
         auto e = fabric_of(*t);
+        const auto& whole = unrolled_by[t];
         const ir::EngineCall& call = m_.engine_calls[size_t(t->engine_call)];
         std::map<std::pair<const std::vector<int>*, bool>, ValueId> delays_of;
         std::map<std::pair<int, double>, ValueId> sizes_of;
@@ -212,8 +228,11 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
             const auto& begin = *phase.route_begin;
             for (size_t r = 0; r + 1 < begin.size(); ++r) {
               ValueId route = kNoValue;
-              for (int k = begin[r]; k < begin[r + 1]; ++k)
-                route = sum(route, ValueId(call.inputs[size_t(e->latency_input((*phase.route_links)[size_t(k)]))]));
+              for (int k = begin[r]; k < begin[r + 1]; ++k) {
+                auto [link, direction] = whole->link_inputs()[size_t((*phase.route_links)[size_t(k)])];
+                ValueId latency = m_.topology.links[size_t(link)].latency[direction];
+                if (latency != kNoValue) route = sum(route, latency);
+              }
               if (route == kNoValue) continue;
               slowest = slowest == kNoValue ? route : b_.binary(Opcode::Max, slowest, route, s.range);
             }
@@ -237,8 +256,8 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
             f.src = message.src;
             f.dst = message.dst;
             f.has_start = true;
-            wait_for(f, last);
-            dependencies += last.size();
+            wait_for(f, last, last_group);
+            f.group = groups;
             now.push_back(int(specs.size()));
             stream.items.push_back({int(specs.size()), -1, f.name, "mpi"});
             stream.flows.push_back(int(specs.size()));
@@ -247,6 +266,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
             starts.push_back(start);
           }
           last = std::move(now);
+          last_group = groups++;
         }
         continue;
       }
@@ -263,7 +283,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
             f.after += base;
             for (int& a : f.also_after) a += base;
           } else {
-            wait_for(f, last);
+            wait_for(f, last, last_group);
           }
           f.has_start = start != kNoValue;
           if (f.has_start) starts.push_back(start);
@@ -275,6 +295,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
           specs.push_back(std::move(f));
         }
         last.clear();
+        last_group = -1;
         for (int k = base; k < int(specs.size()); ++k) last.push_back(k);
         waited = kNoValue;
         continue;
@@ -285,8 +306,9 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
       f.dst = t->flow.dst;
       f.has_start = true;
       f.queue = queue_of(*t);
-      wait_for(f, last);
+      wait_for(f, last, last_group);
       last.assign(1, int(specs.size()));
+      last_group = -1;
       stream.items.push_back({int(specs.size()), -1, t->name, kind_of(*t)});
       stream.flows.push_back(int(specs.size()));
       specs.push_back(std::move(f));

@@ -119,25 +119,45 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
     e->size_input_.push_back(spec.size_input >= 0 ? spec.size_input : e->size_inputs_++);
     e->start_input_.push_back(!spec.has_start ? -1 : spec.start_input >= 0 ? spec.start_input : e->start_inputs_++);
   }
-  // The flows each flow's end starts (counting sort by the flow waited for; block order within each), and how many
-  // flows each waits for.
-  e->dependent_begin_.assign(size_t(p.flow_count) + 1, 0);
-  e->waits_.assign(size_t(p.flow_count), 0);
-  auto waited_for = [&](int f, auto&& visit) {
+  // One gate per group some flow waits for (FlowSpec::after_group), at index flow_count + its order of first use;
+  // its flows must all come before the first flow waiting for it.
+  std::map<int, int> gate_of;
+  std::map<int, int> last_of_group;
+  for (int f = 0; f < p.flow_count; ++f)
+    if (int g = e->flows_[size_t(f)].group; g >= 0) last_of_group[g] = f;
+  for (int f = 0; f < p.flow_count; ++f) {
+    int g = e->flows_[size_t(f)].after_group;
+    if (g < 0) continue;
+    auto last = last_of_group.find(g);
+    if (last == last_of_group.end() || last->second >= f) {
+      error = {f, "a flow waits only for groups of flows before it"};
+      return nullptr;
+    }
+    gate_of.emplace(g, p.flow_count + int(gate_of.size()));
+  }
+  const size_t waiters = size_t(p.flow_count) + gate_of.size();
+  // What each flow's end (or gate's opening) starts (counting sort by what is waited for; block order within each),
+  // and how much each flow and gate waits for.
+  e->dependent_begin_.assign(waiters + 1, 0);
+  e->waits_.assign(waiters, 0);
+  auto waited_for = [&](int f, auto&& visit) {  // visit(what f waits for, f): flows and gates
     const FlowSpec& spec = e->flows_[size_t(f)];
-    if (spec.after >= 0) visit(spec.after);
-    for (int a : spec.also_after) visit(a);
+    if (spec.after >= 0) visit(spec.after, f);
+    for (int a : spec.also_after) visit(a, f);
+    if (spec.after_group >= 0) visit(gate_of.at(spec.after_group), f);
+    if (auto gate = gate_of.find(spec.group); spec.group >= 0 && gate != gate_of.end()) visit(f, gate->second);
   };
   for (int f = 0; f < p.flow_count; ++f)
-    waited_for(f, [&](int a) {
+    waited_for(f, [&](int a, int d) {
       ++e->dependent_begin_[size_t(a) + 1];
-      ++e->waits_[size_t(f)];
+      ++e->waits_[size_t(d)];
     });
-  for (size_t f = 0; f < size_t(p.flow_count); ++f) e->dependent_begin_[f + 1] += e->dependent_begin_[f];
+  for (size_t i = 0; i < waiters; ++i) e->dependent_begin_[i + 1] += e->dependent_begin_[i];
   e->dependents_.resize(size_t(e->dependent_begin_.back()));
   {
     std::vector<int> fill(e->dependent_begin_.begin(), e->dependent_begin_.end() - 1);
-    for (int f = 0; f < p.flow_count; ++f) waited_for(f, [&](int a) { e->dependents_[size_t(fill[size_t(a)]++)] = f; });
+    for (int f = 0; f < p.flow_count; ++f)
+      waited_for(f, [&](int a, int d) { e->dependents_[size_t(fill[size_t(a)]++)] = d; });
   }
   if (p.arbitration != Arbitration::Pcie) return e;
 

@@ -202,8 +202,7 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
       makespan = std::max(makespan, next);
       --left;
       if (int q = e_.flows_[size_t(f)].queue; q >= 0 && !source_arbitration) queue_head_[size_t(q)] = -1;
-      for (int i = e_.dependent_begin_[size_t(f)]; i < e_.dependent_begin_[size_t(f) + 1]; ++i)
-        if (int d = e_.dependents_[size_t(i)]; --waiting_[size_t(d)] == 0) issue_[size_t(d)] = next + start_[size_t(d)];
+      release(f, next, [](int) {});
     }
     t = next;
   }
@@ -510,9 +509,14 @@ std::string CongestionEngine::describe() const {
   if (unordered_) out += "; each source's flows in any order (gpmc search)";
   for (size_t f = 0; f < flows_.size(); ++f) {
     out += fmt::format("\nflow {}: {}", flows_[f].name, route_text(int(f)));
-    if (flows_[f].after >= 0) {
-      out += fmt::format(" after {}", flows_[size_t(flows_[f].after)].name);
+    if (flows_[f].after >= 0 || flows_[f].after_group >= 0) {
+      const char* sep = " after ";
+      if (flows_[f].after >= 0) {
+        out += fmt::format(" after {}", flows_[size_t(flows_[f].after)].name);
+        sep = ", ";
+      }
       for (int a : flows_[f].also_after) out += fmt::format(", {}", flows_[size_t(a)].name);
+      if (flows_[f].after_group >= 0) out += fmt::format("{}every flow of group {}", sep, flows_[f].after_group);
       out += flows_[f].has_start ? " and a delay" : "";
     }
   }

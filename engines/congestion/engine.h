@@ -21,6 +21,10 @@ struct FlowSpec {
   int src = -1, dst = -1;  // components
   int after = -1;        // the flow whose end starts this one, or -1
   std::vector<int> also_after;  // further flows, earlier in the block, it waits for: it starts when the last ends
+  // Groups (the messages of one step of an MPI operation): a flow of group `group` (-1: none), and a flow that waits
+  // for every flow of group `after_group` (all earlier in the block), as if they were all in also_after, at the cost
+  // of one wait (the engine's gate for the group) instead of one per flow.
+  int group = -1, after_group = -1;
   bool has_start = false;  // its start time is an input (else 0); with `after`, a delay after that flow ends
   int size_input = -1;   // which of the block's size inputs is its size (flows of a pattern share one); -1: its own
   int start_input = -1;  // with has_start: which of the start inputs is its start; -1: its own
@@ -156,8 +160,10 @@ class CongestionEngine : public ir::Engine {
   std::vector<int> start_input_;  // per flow: index of its start-time input, or -1
   int size_inputs_ = 0, start_inputs_ = 0;
   std::vector<int> link_far_end_;  // per compact directed link: the component it leads to
-  std::vector<int> dependent_begin_, dependents_;  // flows started by flow f's end: [begin[f], begin[f + 1])
-  std::vector<int> waits_;  // per flow: the flows it waits for (`after` and `also_after`); 0: issued at its start
+  // Flows and gates started by flow f's end, or by gate g's opening (index flow_count + g): [begin[i], begin[i + 1]).
+  // A gate opens when every flow of its group has ended (FlowSpec::after_group).
+  std::vector<int> dependent_begin_, dependents_;
+  std::vector<int> waits_;  // per flow, then per gate: what it waits for (`after`, `also_after`, a gate, a group's flows)
   bool unordered_ = false;
   bool incremental_ = true;
 };

@@ -332,12 +332,7 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
           freed.push_back(q);
         }
         for (int h = path_begin[f]; h < path_begin[f + 1]; ++h) seeds.push_back(hop_link[h]);
-        for (int i = e_.dependent_begin_[size_t(f)]; i < e_.dependent_begin_[size_t(f) + 1]; ++i) {
-          int d = e_.dependents_[size_t(i)];
-          if (--waiting_[size_t(d)] > 0) continue;  // it waits for another flow still
-          issue_[size_t(d)] = next + start_[size_t(d)];
-          arrivals.set(d, issue_[size_t(d)]);
-        }
+        release(f, next, [&](int d) { arrivals.set(d, issue_[size_t(d)]); });
       }
     };
     take(ends, false);

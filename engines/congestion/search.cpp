@@ -68,7 +68,7 @@ uint64_t CongestionEngine::search_range(std::span<const double> inputs, uint64_t
   std::vector<uint64_t> error_at(size_t(std::max(threads, 1)), UINT64_MAX);
   // With source arbitration and every flow issued at 0, an order is a queue per source (the fast path).
   bool queues = plan_.arbitration == Arbitration::Pcie;
-  for (const auto& f : flows_) queues = queues && f.after < 0 && f.also_after.empty() && !f.has_start;
+  for (const auto& f : flows_) queues = queues && f.after < 0 && f.also_after.empty() && f.after_group < 0 && !f.has_start;
   auto work = [&](size_t id) {
     Simulator sim(*this, inputs, true);
     std::vector<int> rank(flows_.size(), 0), pool, queue(flows_.size(), 0);

@@ -38,6 +38,21 @@ class Simulator {
     double left = remaining_[size_t(f)];
     return left <= 1e-9 * bytes_[size_t(f)] || (rate_[size_t(f)] > 0 && now + left / rate_[size_t(f)] <= now);
   }
+  // Counts down what waits for flow or gate `f`, ended or opened at `at`: a flow waiting for nothing more is issued
+  // after its start delay (issue_, then `issued(flow)`); a gate waiting for nothing more opens in turn.
+  template <class Issued>
+  void release(int f, double at, Issued&& issued) {
+    for (int i = e_.dependent_begin_[size_t(f)]; i < e_.dependent_begin_[size_t(f) + 1]; ++i) {
+      int d = e_.dependents_[size_t(i)];
+      if (--waiting_[size_t(d)] > 0) continue;
+      if (d >= p_.flow_count) {
+        release(d, at, issued);
+      } else {
+        issue_[size_t(d)] = at + start_[size_t(d)];
+        issued(d);
+      }
+    }
+  }
   const CongestionEngine& e_;
   const Plan& p_;
   double tau_ = 0;
@@ -47,7 +62,7 @@ class Simulator {
   std::vector<uint8_t> active_, done_;
   std::vector<int> head_;
   std::vector<int> queue_head_;  // per queue (FlowSpec::queue): the flow moving, or -1
-  std::vector<int> waiting_;     // per flow: the flows it waits for that have not ended
+  std::vector<int> waiting_;     // per flow, then per gate: what it waits for that has not ended or opened
   std::vector<uint64_t> slot_of_flow_;
   std::vector<int32_t> direct_;
   std::vector<double> by_source_pool_, scratch_;

@@ -35,11 +35,11 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build(const ir::Topology& to
                                                           const FabricPlacement& placement,
                                                           const std::vector<Round>& rounds,
                                                           const std::vector<HaloMessage>& halo, std::string& error,
-                                                          const Shared& shared) {
+                                                          const Shared& shared, bool fast_path) {
   // The fast path: GPU to GPU rounds of a collective on a cluster whose nodes translate onto each other.
   // GPMC_FABRIC_FAST_PATH=off builds every flow instead (to compare the two, docs/models.md section 9.8).
   const char* env = std::getenv("GPMC_FABRIC_FAST_PATH");
-  bool fast = !(env && std::string_view(env) == "off");
+  bool fast = fast_path && !(env && std::string_view(env) == "off");
   if (fast && !op.halo && op.transport != Transport::Staged && !rounds.empty())
     if (auto sym = find_node_translation(topology, fabrics, placement, rounds)) {
       std::string ignored;

@@ -48,7 +48,8 @@ class FabricCommEngine : public ir::Engine {
   // round's flows are those of the ranks of one period, each route taken to its links' orbit representatives: the
   // same max-min problem as the whole round's, link by link (symmetric_period() says so); otherwise every flow.
   // `shared`, when given, is what the engines of one lowering share: one router (made with `cost`, its routes kept)
-  // and the components' names.
+  // and the components' names. `fast_path` false builds every flow (an operation whose messages must be written
+  // out, unrolled()).
   // Off: every phase is simulated on its inputs as given, nothing kept (for a test of what keeping gives).
   void keep_makespans(bool on) { keep_makespans_ = on; }
   using Shared = FabricShared;
@@ -57,7 +58,7 @@ class FabricCommEngine : public ir::Engine {
                                                  const ir::LinkCostFn& cost, Operation op,
                                                  const FabricPlacement& placement, const std::vector<Round>& rounds,
                                                  const std::vector<HaloMessage>& halo, std::string& error,
-                                                 const Shared& shared = {});
+                                                 const Shared& shared = {}, bool fast_path = true);
 
   std::string name() const override { return "mpi-fabric"; }
   double time(std::span<const double> inputs) const override;

@@ -77,6 +77,9 @@ TEST_CASE("max-min events: solving each event's component gives the times of sol
       }
       spec.has_start = rng.next(3) == 0;
       if (trial % 3 == 1) spec.queue = rng.next(3) - 1;  // two queues (copy engines) and flows of none
+      // Groups of ten flows in order; a flow may wait for a group that ends before it.
+      spec.group = f / 10;
+      if (f >= 10 && rng.next(4) == 0) spec.after_group = rng.next(f / 10);
       flows.push_back(spec);
     }
     BuildError error;
@@ -181,4 +184,42 @@ TEST_CASE("max-min events: a flow that waits for several starts when the last of
   BuildError error;
   CHECK_FALSE(CongestionEngine::build(net.t, maxmin, {bad, x}, false, error));
   CHECK(error.message.find("flows before it") != std::string::npos);
+}
+
+TEST_CASE("max-min events: a flow waiting for a group starts when the group's last flow ends, in both loops") {
+  // As above, with x and y a group and z waiting for the group (one gate instead of two waits); w waits for z's
+  // group of one and a delay of 0.25 ms: 2.75 to 3.25 ms (10 MB alone at 20 GB/s).
+  Star star;
+  auto& [net, h0, h1, h2] = star;
+  FlowSpec x{"x", h0, h1}, y{"y", h0, h2}, z{"z", h0, h1}, w{"w", h0, h2};
+  x.group = y.group = 7;
+  z.after_group = 7;
+  z.group = 3;
+  w.after_group = 3;
+  w.has_start = true;
+  FabricMap maxmin{std::vector<int>(net.t.links.size(), -1)};
+  for (bool incremental : {true, false}) {
+    CAPTURE(incremental);
+    BuildError error;
+    auto e = CongestionEngine::build(net.t, maxmin, {x, y, z, w}, false, error);
+    REQUIRE(e);
+    e->set_incremental(incremental);
+    std::vector<double> in;
+    for (auto [link, dir] : e->link_inputs()) in.push_back(net.t.links[size_t(link)].a == h0 ? 40e9 : 20e9);
+    in.insert(in.end(), {10e6, 30e6, 20e6, 10e6, 0.25e-3});
+    auto s = e->simulate(in, e->written_rank());
+    REQUIRE(s.error.empty());
+    CHECK(s.end[1] == doctest::Approx(1.5e-3));
+    CHECK(s.start[2] == doctest::Approx(1.5e-3));
+    CHECK(s.end[2] == doctest::Approx(2.5e-3));
+    CHECK(s.start[3] == doctest::Approx(2.75e-3));
+    CHECK(s.end[3] == doctest::Approx(3.25e-3));
+  }
+  // A flow may wait only for a group whose flows all come before it.
+  FlowSpec early{"early", h0, h1};
+  early.after_group = 7;
+  BuildError error;
+  x.group = 7;
+  CHECK_FALSE(CongestionEngine::build(net.t, maxmin, {early, x}, false, error));
+  CHECK(error.message.find("groups of flows before it") != std::string::npos);
 }
