@@ -55,11 +55,8 @@ class Lowerer {
   static constexpr long kMaxInlinedCalls = 500'000;
   static constexpr size_t kMaxComponents = 1'000'000;
   static constexpr int64_t kMaxLoopIterations = 10'000'000;  // all the loops of a model, expanded
-  // An MPI operation in a `par` shares links with the other branches as at most this many flows; a par's flows
-  // wait for at most kParMpiWaits others in all (a block's flows each wait for every flow of the block before it;
-  // an MPI phase's messages for the group of the phase before, once); beyond, a warning.
+  // An MPI operation in a `par` shares links with the other branches as at most this many flows; beyond, a warning.
   static constexpr int64_t kParMpiFlows = 100'000;
-  static constexpr size_t kParMpiWaits = 4'000'000;
   Lowerer(const frontend::CheckedProgram& program, const support::SourceManager& sources, DiagnosticEngine& diags,
           Module& out, const ParamBindings& bindings);
   // The global parameters and constants, and those of the given machines and apps (with range checks).

@@ -182,20 +182,17 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   std::vector<engines::congestion::StreamsEngine::Branch> streams;
   std::vector<cg::FlowSpec> specs;
   bool blocks = false, mpi_ops = false;
-  size_t dependencies = 0;  // the waits written out (a block's flows after a block's: one per pair)
-  int groups = 0;           // an MPI operation's phases: one group of flows each (FlowSpec::group)
-  // What the next item of a branch waits for: the flow of the copy before it, every flow of the block before it,
-  // or the group of the MPI phase before it (one wait, however many messages).
+  int groups = 0;           // a block's flows, an MPI operation's phase: one group of flows each (FlowSpec::group)
+  // What the next item of a branch waits for: the flow of the copy before it, or the group of the block or MPI
+  // phase before it (one wait, however many flows: the engine's gate).
   auto wait_for = [&](cg::FlowSpec& f, const std::vector<int>& last, int last_group) {
     if (last_group >= 0) {
       f.after_group = last_group;
-      ++dependencies;
       return;
     }
     if (last.empty()) return;
     f.after = last[0];
     f.also_after.assign(last.begin() + 1, last.end());
-    dependencies += last.size();
   };
   for (const auto& branch : branches) {
     ValueId waited = kNoValue, kernel = kNoValue;
@@ -289,13 +286,14 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
           if (f.has_start) starts.push_back(start);
           f.size_input = -1;
           f.start_input = -1;
+          f.group = groups;  // what follows the block waits for this group
           bytes.push_back(call.inputs[sizes_at + size_t(block->flows()[k].size_input)]);
           stream.items.push_back({int(specs.size()), -1, f.name, "flow"});
           stream.flows.push_back(int(specs.size()));
           specs.push_back(std::move(f));
         }
         last.clear();
-        last_group = -1;
+        last_group = groups++;
         for (int k = base; k < int(specs.size()); ++k) last.push_back(k);
         waited = kNoValue;
         continue;
@@ -328,10 +326,6 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   for (auto& f : specs)
     if (f.queue >= 0 && takers[f.queue].size() < 2) f.queue = -1;
     else turns = turns || f.queue >= 0;
-  if (dependencies > kParMpiWaits) {
-    warn_shared_links(s, par);
-    return par;
-  }
   ValueId tau = kNoValue;
   cg::FabricMap fabrics = fabric_map(tau);
   cg::BuildError error;
