@@ -79,10 +79,13 @@ ir::EngineResult StreamsEngine::run(std::span<const double> inputs) const {
     double t = 0;
     for (const Item& item : branches_[i].items) {
       double end = item.flow >= 0 ? schedule.end[size_t(item.flow)] : t + inputs[delays + size_t(item.delay)];
-      // A block's flows run side by side, each from its issue (the end of what it waits for, then its start time).
-      double start = item.kind == "flow" ? schedule.issued[size_t(item.flow)] : t;
+      // A block's flows, and an MPI step's messages, run side by side, each from its issue (the end of what it
+      // waits for, then its start time).
+      const bool side_by_side = item.kind == "flow" || item.kind == "mpi";
+      double start = side_by_side ? schedule.issued[size_t(item.flow)] : t;
       nlohmann::ordered_json j;
       j["engine"] = item.kind == "flow"                     ? "flows"
+                    : item.kind == "mpi"                   ? "mpi"
                     : item.flow >= 0 || item.kind == "d2d" ? "copies"
                     : item.kind == "kernel"                ? "kernels"
                                                            : "host";

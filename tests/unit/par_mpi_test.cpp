@@ -97,6 +97,17 @@ TEST_CASE("par with MPI: an operation's messages, alone in time, end when the fa
     }
     CHECK(messages > 0);
     CHECK(std::abs(last - alone) <= 1e-12 * alone);
+    // The timeline draws the messages on the mpi engine of their branch, each from its issue to its end.
+    REQUIRE(row.detail.contains("timeline"));
+    int drawn = 0;
+    for (const auto& item : row.detail["timeline"])
+      if (item["kind"] == "mpi") {
+        ++drawn;
+        CHECK(item["engine"] == "mpi");
+        CHECK(item["stream"] == 0);
+        CHECK(item["end_s"].get<double>() <= last);
+      }
+    CHECK(drawn == messages);
   }
 }
 
