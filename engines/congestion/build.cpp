@@ -140,7 +140,7 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
   // and how much each flow and gate waits for.
   e->dependent_begin_.assign(waiters + 1, 0);
   e->waits_.assign(waiters, 0);
-  auto waited_for = [&](int f, auto&& visit) {  // visit(what f waits for, f): flows and gates
+  auto waited_for = [&](int f, auto&& visit) {  // visit(a, d): d (a flow or gate) waits for a, for flow f
     const FlowSpec& spec = e->flows_[size_t(f)];
     if (spec.after >= 0) visit(spec.after, f);
     for (int a : spec.also_after) visit(a, f);
