@@ -468,33 +468,61 @@ void Lowerer::warn_shared_links(const Stmt& s, const Task& par) {
       if (const Task* found = fabric_op(child, out)) return found;
     return nullptr;
   };
+  // Why an operation's messages did not join the par's flows.
+  auto why_apart = [&](const std::shared_ptr<const mpi::FabricCommEngine>& e) {
+    std::string why;
+    if (auto whole = fabric_unrolled(e))
+      whole->unrolled(kParMpiFlows, why);
+    else
+      why = fmt::format("its rounds are solved on one period of the cluster's nodes (the fast path), and written "
+                        "out they would be more than {} flows", kParMpiFlows);
+    return !why.empty() ? "the operation's messages cannot be written as flows: " + why
+                        : std::string("an MPI operation shares links when it is a branch of the `par`, or an item of "
+                                      "a branch's `seq`, beside pinned copies, `flows` blocks, fabric-model MPI "
+                                      "operations, kernels and overheads");
+  };
+  auto warn_at = [&](int link_id, int direction, const std::string& what, const std::string& why, SourceRange op) {
+    const Link& link = m_.topology.links[size_t(link_id)];
+    const Component& from = m_.topology.components[size_t(direction == 0 ? link.a : link.b)];
+    const Component& to = m_.topology.components[size_t(direction == 0 ? link.b : link.a)];
+    diags_.warning(DiagKind::UnmodelledSharing, s.range,
+                   fmt::format("{} in this `par` cross the link {} -> {} together, but `par` prices each as if it had "
+                               "the link to itself ({})",
+                               what, from.path, to.path, why));
+    diags_.note(op, "the MPI operation");
+  };
+  struct Op {
+    size_t branch;
+    const Task* task;
+    std::shared_ptr<const mpi::FabricCommEngine> engine;
+  };
+  std::vector<Op> ops;
   for (size_t branch = 0; branch < par.children.size(); ++branch) {
     std::shared_ptr<const mpi::FabricCommEngine> e;
-    const Task* op = fabric_op(par.children[branch], e);
-    if (!op) continue;
+    if (const Task* op = fabric_op(par.children[branch], e)) ops.push_back({branch, op, e});
+  }
+  for (const Op& op : ops)
     for (const auto& [hop, use] : used) {
-      if (use.branch == branch || !e->crosses(hop.first, hop.second)) continue;
-      const Link& link = m_.topology.links[size_t(hop.first)];
-      const Component& from = m_.topology.components[size_t(hop.second == 0 ? link.a : link.b)];
-      const Component& to = m_.topology.components[size_t(hop.second == 0 ? link.b : link.a)];
-      std::string why;
-      if (auto whole = fabric_unrolled(e))
-        whole->unrolled(kParMpiFlows, why);
-      else
-        why = fmt::format("its rounds are solved on one period of the cluster's nodes (the fast path), and written "
-                          "out they would be more than {} flows", kParMpiFlows);
-      diags_.warning(DiagKind::UnmodelledSharing, s.range,
-                     fmt::format("the messages of `{}` and the {} `{}` in this `par` cross the link {} -> {} together, "
-                                 "but `par` prices each as if it had the link to itself ({})",
-                                 op->name, use.flow ? "flow" : "copy", use.name, from.path, to.path,
-                                 !why.empty() ? "the operation's messages cannot be written as flows: " + why
-                                              : "an MPI operation shares links when it is a branch of the `par`, or an "
-                                                "item of a branch's `seq`, beside pinned copies, `flows` blocks, "
-                                                "kernels and overheads"));
-      diags_.note(op->range, "the MPI operation");
+      if (use.branch == op.branch || !op.engine->crosses(hop.first, hop.second)) continue;
+      const char* kind = use.flow                             ? "flow"
+                         : use.name.starts_with("offload ")  ? "offload"
+                         : use.name.find("(mapped over ") != std::string::npos ? "mapped run"
+                                                                                : "copy";
+      warn_at(hop.first, hop.second, fmt::format("the messages of `{}` and the {} `{}`", op.task->name, kind, use.name),
+              why_apart(op.engine), op.task->range);
       return;
     }
-  }
+  // Two operations in different branches on one link.
+  for (size_t i = 0; i < ops.size(); ++i)
+    for (size_t j = i + 1; j < ops.size(); ++j) {
+      if (ops[i].branch == ops[j].branch) continue;
+      for (auto [link, direction] : ops[j].engine->link_inputs()) {
+        if (!ops[i].engine->crosses(link, direction)) continue;
+        warn_at(link, direction, fmt::format("the messages of `{}` and of `{}`", ops[i].task->name, ops[j].task->name),
+                why_apart(ops[i].engine), ops[i].task->range);
+        return;
+      }
+    }
 }
 
 void Lowerer::lower_app(const AppDecl& app) {
