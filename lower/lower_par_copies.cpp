@@ -27,10 +27,10 @@ namespace cg = engines::congestion;
 // those that start with the block after what comes before it in the branch, and what follows it after all of its
 // flows (docs/models.md section 8.8). Applied when flows of two branches share a directed link; where the links'
 // arbitration is PCIe (a lone flow there is not eq. 10), a link's `bw_duplex` would apply, a branch holds anything
-// else (a pageable copy, a nested block, an MPI operation of another model, an `unordered` block) or a route differs
-// from the copy's, the par stays a par and warn_shared_links says what it does not price. An MPI operation of the
-// fabric model may be a branch or an item of one as a block may: its steps' messages join the engine (docs/models.md
-// section 8.8).
+// else (a pageable copy, a nested block, an MPI operation of another model, an `unordered` block), the par stays a
+// par and warn_shared_links says what it does not price. An MPI operation of the fabric model may be a branch or an
+// item of one as a block may: its steps' messages join the engine (docs/models.md section 8.8). Every flow keeps
+// the route it has alone.
 Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   auto is_copy = [](const Task& t) { return t.kind == TaskKind::Op && t.flow.src >= 0; };
   // A kernel or an overhead; or a run through device-mapped host memory, whose accesses (eq. 6, on its route) the
@@ -329,18 +329,19 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   ValueId tau = kNoValue;
   cg::FabricMap fabrics = fabric_map(tau);
   cg::BuildError error;
-  auto engine = cg::CongestionEngine::build(m_.topology, fabrics, std::move(specs), false, error, link_costs());
-  bool same_routes = engine && !engine->uses_tau();
-  for (size_t i = 0; same_routes && i < planned.size(); ++i) {
-    const cg::Plan& plan = engine->plan();
-    std::vector<std::pair<int32_t, int32_t>> route;
-    for (int h = plan.path_begin[i]; h < plan.path_begin[i + 1]; ++h) {
-      auto [link, direction] = engine->link_inputs()[size_t(plan.hop_link[size_t(h)])];
-      route.emplace_back(link, direction);
-    }
-    same_routes = route == planned[i].route;
+  // Each flow keeps the route it has alone (the copy's, the block's, the fabric model's): no routing again, and the
+  // same links whichever way the router would break a tie for the par's flows.
+  cg::CongestionEngine::Routes routes;
+  routes.reserve(planned.size());
+  for (const Planned& p : planned) {
+    std::vector<Hop> hops;
+    hops.reserve(p.route.size());
+    for (auto [link, direction] : p.route) hops.push_back(Hop{link, direction});
+    routes.emplace_back(std::move(hops));
   }
-  if (!same_routes) {
+  auto engine = cg::CongestionEngine::build(m_.topology, fabrics, std::move(specs), false, error, routes,
+                                            component_names());
+  if (!engine || engine->uses_tau()) {
     warn_shared_links(s, par);
     return par;
   }
