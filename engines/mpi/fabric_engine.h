@@ -83,7 +83,8 @@ class FabricCommEngine : public ir::Engine {
   // (the first phase of a step) and the latency of the phase's slowest route, as step_time prices them. Empty, with
   // `why` saying so, where the operation cannot be written so: a pipelined step (its segment count is chosen at
   // evaluation), the fast path (one period's flows stand for all), PCIe arbitration, a repeat that is not a whole
-  // number, a message to its own GPU, or more than `max_flows` flows in all.
+  // number, or more than `max_flows` flows in all. (A phase holds no message from a GPU to itself: its engine's
+  // build refuses one.)
   struct PhaseView {
     const engines::congestion::CongestionEngine* engine = nullptr;  // its flows (src, dst, size_input), routed
     std::string step;            // the step's name, with "(r/n)" when it repeats
