@@ -1,5 +1,6 @@
 // par_mpi_test.cpp: an MPI operation of the fabric model in a `par` becomes flows of the par's engine: alone in time
-// it ends when the fabric model says it does, and beside a copy on a shared link both share it, as computed by hand.
+// it ends when the fabric model says it does (also where the model solves one period of a cluster), the timeline
+// draws its messages, and beside a copy on a shared link both share it, as computed by hand.
 #include <doctest/doctest.h>
 
 #include <algorithm>
