@@ -25,9 +25,10 @@ namespace cg = engines::congestion;
 // a copy with its L+O, a kernel or an overhead taking its own time (kernels of different branches overlap, as in any
 // `par`). A `flows` block (max-min, in written order) may be a branch or an item of one: its flows join the engine,
 // those that start with the block after what comes before it in the branch, and what follows it after all of its
-// flows (docs/models.md section 8.8). Applied when flows of two branches share a directed link; where the links'
-// arbitration is PCIe (a lone flow there is not eq. 10), a link's `bw_duplex` would apply, a branch holds anything
-// else (a pageable copy, a nested block, an MPI operation of another model, an `unordered` block), the par stays a
+// flows (docs/models.md section 8.8). Applied when flows of two branches share a directed link, or the two
+// directions of a link whose `bw_duplex` then applies (the engine's duplex links); where the links' arbitration is
+// PCIe (a lone flow there is not eq. 10) or a branch holds anything else (a pageable copy, a nested block, an MPI
+// operation of another model, an `unordered` block), the par stays a
 // par and warn_shared_links says what it does not price. An MPI operation of the fabric model may be a branch or an
 // item of one as a block may: its steps' messages join the engine (docs/models.md section 8.8). Every flow keeps
 // the route it has alone.
@@ -128,7 +129,8 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
                    !(who.size() == 1 && other->second.size() == 1 && *who.begin() == *other->second.begin());
     duplex = duplex || (link.bw_duplex[hop.second] != kNoValue && crossed);
   }
-  if (!shared || duplex) {
+  // Flows of two branches on one directed link, or on the two directions of a link whose `bw_duplex` then applies.
+  if (!shared && !duplex) {
     warn_shared_links(s, par);
     return par;
   }
@@ -372,10 +374,31 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
                              in_turn ? ", a branch's items one after another" : "");
   }
   if (turns) task.model += "; a GPU's copies take turns on its copy engines ([WERK] III)";
+  // A link direction with a `bw_duplex` ([WERK] Table II) has that bandwidth while the other direction carries a
+  // flow of the par: the engine switches it as flows come and go.
+  std::vector<cg::CongestionEngine::Duplex> duplex_links;
+  std::vector<ValueId> duplex_bw;
+  {
+    std::map<std::pair<int, int>, int> input_of;
+    for (size_t k = 0; k < engine->link_inputs().size(); ++k) input_of[engine->link_inputs()[k]] = int(k);
+    for (size_t k = 0; k < engine->link_inputs().size(); ++k) {
+      auto [link, dir] = engine->link_inputs()[k];
+      ValueId bw = m_.topology.links[size_t(link)].bw_duplex[dir];
+      auto reverse = input_of.find({link, 1 - dir});
+      if (bw == kNoValue || reverse == input_of.end()) continue;
+      duplex_links.push_back({int(k), reverse->second});
+      duplex_bw.push_back(bw);
+    }
+  }
+  if (!duplex_links.empty()) {
+    engine->set_duplex(std::move(duplex_links));
+    task.model += "; a link's duplex bandwidth while both of its directions carry flows ([WERK] Table II)";
+  }
   EngineCall call{engine, {}};
   for (auto [link, dir] : engine->link_inputs()) call.inputs.push_back(m_.topology.links[size_t(link)].bw[dir]);
   call.inputs.insert(call.inputs.end(), bytes.begin(), bytes.end());
   call.inputs.insert(call.inputs.end(), starts.begin(), starts.end());
+  call.inputs.insert(call.inputs.end(), duplex_bw.begin(), duplex_bw.end());
   if (delays) {
     call.engine = std::make_shared<engines::congestion::StreamsEngine>(engine, std::move(streams));
     call.inputs.insert(call.inputs.end(), tails.begin(), tails.end());

@@ -41,12 +41,17 @@ Simulator::Simulator(const CongestionEngine& e, std::span<const double> inputs, 
   start_.assign(flows, 0);
   for (size_t f = 0; f < flows; ++f)
     if (e.start_input_[f] >= 0) start_[f] = inputs.size() > i + size_t(e.start_input_[f]) ? inputs[i + size_t(e.start_input_[f])] : std::nan("");
+  for (size_t j = 0; j < e.duplex_.size(); ++j)
+    duplex_cap_.push_back(inputs.size() > i + size_t(e.start_inputs_) + j ? inputs[i + size_t(e.start_inputs_) + j]
+                                                                          : std::nan(""));
+  plain_cap_ = cap_;
   path_bw_.assign(flows, kInf);
   for (size_t f = 0; f < flows; ++f)
     for (int h = p_.path_begin[f]; h < p_.path_begin[f + 1]; ++h)
       path_bw_[f] = std::min(path_bw_[f], cap_[size_t(p_.hop_link[size_t(h)])]);
   ws_.reserve(p_);
-  if (p_.arbitration == Arbitration::MaxMin) mark_redundant_links(p_, cap_.data(), ws_);
+  // A duplex link's capacity changes as flows come and go: no link is left out as never filling first.
+  if (p_.arbitration == Arbitration::MaxMin && e.duplex_.empty()) mark_redundant_links(p_, cap_.data(), ws_);
   remaining_.assign(flows, 0);
   issue_.assign(flows, 0);
   begin_.assign(flows, 0);
@@ -75,6 +80,9 @@ Simulator::Simulator(const CongestionEngine& e, std::span<const double> inputs, 
   if (e.uses_tau() && !(tau_ >= 0 && tau_ <= 1)) input_error_ = fmt::format("tau must be from 0 to 1, not {}", tau_);
   for (size_t l = 0; l < cap_.size() && input_error_.empty(); ++l)
     if (!(cap_[l] > 0) || !std::isfinite(cap_[l])) input_error_ = fmt::format("a link bandwidth must be positive, not {}", cap_[l]);
+  for (double c : duplex_cap_)
+    if (input_error_.empty() && (!(c > 0) || !std::isfinite(c)))
+      input_error_ = fmt::format("a link's duplex bandwidth must be positive, not {}", c);
   for (size_t f = 0; f < flows && input_error_.empty(); ++f) {
     if (!(bytes_[f] >= 0) || !std::isfinite(bytes_[f]))
       input_error_ = fmt::format("flow `{}` moves {} bytes; a size must be finite and not negative", e.flows()[f].name, bytes_[f]);
@@ -118,6 +126,7 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
   if (p_.arbitration == Arbitration::MaxMin && e_.incremental_ && incremental) return run_maxmin(out, error);
   const int flows = p_.flow_count;
   const bool source_arbitration = p_.arbitration == Arbitration::Pcie;
+  if (!e_.duplex_.empty()) cap_ = plain_cap_;
   for (int f = 0; f < flows; ++f) {
     remaining_[size_t(f)] = bytes_[size_t(f)];
     done_[size_t(f)] = 0;
@@ -174,6 +183,14 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
     double next = kInf;
     for (int f = 0; f < flows; ++f)
       if (!done_[size_t(f)] && issue_[size_t(f)] > t) next = std::min(next, issue_[size_t(f)]);
+    if (any && !e_.duplex_.empty()) {
+      // Duplex links: each direction's capacity from whether the other carries an active flow.
+      std::vector<uint8_t> busy(size_t(p_.link_count), 0);
+      for (int f = 0; f < flows; ++f)
+        if (active_[size_t(f)])
+          for (int h = p_.path_begin[size_t(f)]; h < p_.path_begin[size_t(f) + 1]; ++h) busy[size_t(p_.hop_link[size_t(h)])] = 1;
+      apply_duplex([&](int l) { return busy[size_t(l)] != 0; }, nullptr);
+    }
     if (any) compute_rates(mask);
     for (int f = 0; f < flows; ++f) {
       if (!active_[size_t(f)]) continue;

@@ -86,6 +86,18 @@ class CongestionEngine : public ir::Engine {
   bool unordered() const { return unordered_; }
   int size_input_count() const { return size_inputs_; }
   int start_input_count() const { return start_inputs_; }
+  // Max-min only: directed links whose bandwidth is another while the opposite direction carries flows (a link's
+  // `bw_duplex`, [WERK] Table II). After the start times, one input each: link input `link`'s bandwidth while link
+  // input `reverse` has a flow in flight (its plain input otherwise). Set by the lowering before the engine is shared.
+  struct Duplex {
+    int link = -1, reverse = -1;
+  };
+  void set_duplex(std::vector<Duplex> duplex) { duplex_ = std::move(duplex); }
+  const std::vector<Duplex>& duplex() const { return duplex_; }
+  // Every input: tau, bandwidths, sizes, start times, duplex bandwidths.
+  size_t input_count() const {
+    return (uses_tau() ? 1 : 0) + links_.size() + size_t(size_inputs_) + size_t(start_inputs_) + duplex_.size();
+  }
   // Flow f's route as text: `A -> B -> C`.
   std::string route_text(int f) const;
 
@@ -163,6 +175,7 @@ class CongestionEngine : public ir::Engine {
   // Flows and gates started by flow f's end, or by gate g's opening (index flow_count + g): [begin[i], begin[i + 1]).
   // A gate opens when every flow of its group has ended (FlowSpec::after_group).
   std::vector<int> dependent_begin_, dependents_;
+  std::vector<Duplex> duplex_;
   std::vector<int> waits_;  // per flow, then per gate: what it waits for (`after`, `also_after`, a gate, a group's flows)
   bool unordered_ = false;
   bool incremental_ = true;

@@ -93,6 +93,7 @@ class FlowHeap {
 
 double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error) {
   const int flows = p_.flow_count, links = p_.link_count;
+  if (!e_.duplex_.empty()) cap_ = plain_cap_;
   // Each flow's hops on the links that take part (mark_redundant_links leaves out those that never fill first).
   const bool pruned = !ws_.redundant.empty();
   const int* path_begin = pruned ? ws_.kept_begin.data() : p_.path_begin.data();
@@ -171,11 +172,12 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
   FillQueue fill;
   std::vector<int> full;
   double least_ended = kInf;  // the least rate among the flows that ended at this event
+  bool duplex_changed = false;  // a duplex link's capacity changed at this event
 
   auto solve = [&](double now) {
     ++epoch;
     // Flows that can change: all of them when some started; else those at or above the least rate that ended.
-    const double threshold = started_now.empty() ? least_ended : -kInf;
+    const double threshold = started_now.empty() && !duplex_changed ? least_ended : -kInf;
     comp_flows.clear();
     comp_links.clear();
     for (int l : seeds)
@@ -286,6 +288,9 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
       w.erase(first);
     }
     freed.clear();
+    // Duplex links whose reverse started or stopped carrying flows change capacity: their components are solved
+    // again whole (like a start, any rate may change).
+    duplex_changed = !e_.duplex_.empty() && apply_duplex([&](int l) { return on_size[size_t(l)] > 0; }, &seeds);
     if (!seeds.empty() || !started_now.empty()) {
       // A flow that crosses no link (an empty route) is its own component.
       for (int f : started_now)

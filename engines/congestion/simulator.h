@@ -53,10 +53,26 @@ class Simulator {
       }
     }
   }
+  // Sets each duplex link's capacity from whether its reverse has a flow in flight (`busy(link)`); true when one
+  // changed (CongestionEngine::Duplex), with the changed links added to `changed` when given.
+  template <class Busy>
+  bool apply_duplex(Busy&& busy, std::vector<int>* changed) {
+    bool any = false;
+    for (size_t j = 0; j < e_.duplex_.size(); ++j) {
+      const auto& d = e_.duplex_[j];
+      double want = busy(d.reverse) ? duplex_cap_[j] : plain_cap_[size_t(d.link)];
+      if (cap_[size_t(d.link)] == want) continue;
+      cap_[size_t(d.link)] = want;
+      any = true;
+      if (changed) changed->push_back(d.link);
+    }
+    return any;
+  }
   const CongestionEngine& e_;
   const Plan& p_;
   double tau_ = 0;
   std::vector<double> cap_, bytes_, start_, path_bw_;
+  std::vector<double> plain_cap_, duplex_cap_;  // with duplex links: each link's own input, each duplex input
   Workspace ws_;
   std::vector<double> remaining_, issue_, begin_, end_, rate_, factor_;
   std::vector<uint8_t> active_, done_;

@@ -15,8 +15,7 @@ StreamsEngine::StreamsEngine(std::shared_ptr<const CongestionEngine> flows, std:
 }
 
 size_t StreamsEngine::flow_inputs() const {
-  return (flows_->uses_tau() ? 1 : 0) + flows_->link_inputs().size() + size_t(flows_->size_input_count()) +
-         size_t(flows_->start_input_count());
+  return flows_->input_count();
 }
 
 StreamsEngine::Ends StreamsEngine::ends(std::span<const double> inputs, CongestionEngine::Schedule* schedule) const {

@@ -223,3 +223,45 @@ TEST_CASE("max-min events: a flow waiting for a group starts when the group's la
   CHECK_FALSE(CongestionEngine::build(net.t, maxmin, {early, x}, false, error));
   CHECK(error.message.find("groups of flows before it") != std::string::npos);
 }
+
+TEST_CASE("max-min events: a duplex link's direction has its duplex bandwidth while the other carries a flow") {
+  // h0 -> h1 (x, 30 MB) and h1 -> h0 (y, 10 MB, issued at 0.5 ms) on a star whose links carry 20 GB/s each way, h0's
+  // link 15 GB/s each way while both directions carry flows. x alone to 0.5 ms (10 MB), then both at 15 GB/s: y ends
+  // at 0.5 + 10/15 ms, x has then 10 MB left at 20 GB/s: it ends 0.5 ms later. Both loops, and the same engine run
+  // twice (the capacities start plain again).
+  Star star;
+  auto& [net, h0, h1, h2] = star;
+  FlowSpec x{"x", h0, h1}, y{"y", h1, h0};
+  y.has_start = true;
+  FabricMap maxmin{std::vector<int>(net.t.links.size(), -1)};
+  for (bool incremental : {true, false}) {
+    CAPTURE(incremental);
+    BuildError error;
+    auto e = CongestionEngine::build(net.t, maxmin, {x, y}, false, error);
+    REQUIRE(e);
+    e->set_incremental(incremental);
+    std::vector<CongestionEngine::Duplex> duplex;
+    std::vector<double> duplex_bw;
+    const auto& links = e->link_inputs();
+    for (size_t k = 0; k < links.size(); ++k)
+      for (size_t r = 0; r < links.size(); ++r)
+        if (links[k].first == links[r].first && links[k].second != links[r].second &&
+            net.t.links[size_t(links[k].first)].a == h0) {
+          duplex.push_back({int(k), int(r)});
+          duplex_bw.push_back(15e9);
+        }
+    REQUIRE(duplex.size() == 2);
+    e->set_duplex(duplex);
+    std::vector<double> in(links.size(), 20e9);
+    in.insert(in.end(), {30e6, 10e6, 0.5e-3});
+    in.insert(in.end(), duplex_bw.begin(), duplex_bw.end());
+    REQUIRE(in.size() == e->input_count());
+    for (int run = 0; run < 2; ++run) {
+      auto s = e->simulate(in, e->written_rank());
+      REQUIRE(s.error.empty());
+      const double y_end = 0.5e-3 + 10e6 / 15e9;
+      CHECK(s.end[1] == doctest::Approx(y_end).epsilon(1e-12));
+      CHECK(s.end[0] == doctest::Approx(y_end + 10e6 / 20e9).epsilon(1e-12));
+    }
+  }
+}
