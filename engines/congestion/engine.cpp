@@ -127,6 +127,7 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
   const int flows = p_.flow_count;
   const bool source_arbitration = p_.arbitration == Arbitration::Pcie;
   if (!e_.duplex_.empty()) cap_ = plain_cap_;
+  std::vector<uint8_t> busy(e_.duplex_.empty() ? 0 : size_t(p_.link_count), 0);  // duplex links: a link in use
   for (int f = 0; f < flows; ++f) {
     remaining_[size_t(f)] = bytes_[size_t(f)];
     done_[size_t(f)] = 0;
@@ -185,7 +186,7 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
       if (!done_[size_t(f)] && issue_[size_t(f)] > t) next = std::min(next, issue_[size_t(f)]);
     if (any && !e_.duplex_.empty()) {
       // Duplex links: each direction's capacity from whether the other carries an active flow.
-      std::vector<uint8_t> busy(size_t(p_.link_count), 0);
+      std::fill(busy.begin(), busy.end(), 0);
       for (int f = 0; f < flows; ++f)
         if (active_[size_t(f)])
           for (int h = p_.path_begin[size_t(f)]; h < p_.path_begin[size_t(f) + 1]; ++h) busy[size_t(p_.hop_link[size_t(h)])] = 1;

@@ -15,7 +15,8 @@
 // bytes are brought up to date only when its rate changes, and its end is kept in a heap, so an event costs the
 // flows it changes, not every flow in flight. As in Simulator::run, a flow waiting for others (`after`,
 // `also_after`) is issued when the last of them ends, and a flow of a queue (a copy engine) starts when its queue's
-// flow ends, the first issued first.
+// flow ends, the first issued first. A duplex link (CongestionEngine::set_duplex) whose reverse starts or stops
+// carrying flows changes capacity: that event solves its component again whole, as when flows start.
 #include <algorithm>
 #include <cmath>
 #include <limits>
