@@ -66,6 +66,9 @@ const std::map<std::string, std::vector<AttrSpec>, std::less<>>& schemas() {
         {"shared_bw", kRate, "attainable shared-memory bandwidth (quantitative roofline)"},
         {"mem_size", kBytes, "device memory capacity"},
         {"d2d_latency", kTime, "one-byte device-to-device copy time (L+O)"},
+        {"kernel_issue", kTime,
+         "host time to issue one kernel launch: a roofline kernel takes at least this long (kernels launched one after "
+         "another start no closer together)"},
         {"copy_engines", kCount, "DMA copy engines"},
         {"peer_access", kCount,
          "1 when copies to and from other GPUs go directly (the default), 0 when the driver stages them through host "

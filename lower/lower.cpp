@@ -238,10 +238,11 @@ ValueId Lowerer::inline_call(const FnDecl& fn, const std::vector<ValueId>& args)
 // standard library is a user-readable file, so a missing or changed function is reported, not assumed.
 const std::vector<std::string>& stdlib_functions() {
   static const std::vector<std::string> names = {
-      "ahead_d2d_copy_time",  "ahead_pageable_copy_time", "ahead_pinned_copy_time", "loggp_copy_time",
-      "overlap_eq6",          "overlap_full_bound",       "overlap_mapped_bound",   "overlap_zero_bound",
-      "pageable_stream_copy_time", "qroof_l2_time",       "qroof_shared_time",      "qroof_time",
-      "roofline_compute_time", "roofline_memory_time",    "roofline_time",          "staged_p2p_copy_time"};
+      "ahead_d2d_copy_time",  "ahead_pageable_copy_time", "ahead_pinned_copy_time", "issued_kernel_time",
+      "loggp_copy_time",      "overlap_eq6",              "overlap_full_bound",     "overlap_mapped_bound",
+      "overlap_zero_bound",   "pageable_stream_copy_time", "qroof_l2_time",         "qroof_shared_time",
+      "qroof_time",           "roofline_compute_time",    "roofline_memory_time",   "roofline_time",
+      "staged_p2p_copy_time"};
   return names;
 }
 

@@ -125,6 +125,13 @@ Task Lowerer::lower_run(const AppDecl& app, const Stmt& s) {
     task.value = task.value == kNoValue ? t : call_stdlib("qroof_time", {task.value, t}, s.range);
     task.model = "quantitative roofline";
   }
+  // A GPU that declares its host's kernel issue time: the kernel takes at least that long (stdlib/roofline.gpm).
+  const auto& gpu_attrs = m_.topology.components[size_t(gpu)].attrs;
+  if (auto issue = gpu_attrs.find("kernel_issue"); issue != gpu_attrs.end() && task.value != kNoValue) {
+    task.terms.push_back({"kernel issue", issue->second, true});
+    task.value = call_stdlib("issued_kernel_time", {task.value, issue->second}, s.range);
+    task.model += ", at least the kernel issue";
+  }
   return mapped && task.value != kNoValue ? lower_mapped_run(s, std::move(task), gpu) : task;
 }
 

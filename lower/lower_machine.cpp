@@ -51,7 +51,8 @@ static std::optional<CheckKind> attribute_check(const std::string& attr) {
   if (attr == "bw" || attr == "mem_bw" || attr == "l2_bw" || attr == "shared_bw" || attr.rfind("peak_", 0) == 0 ||
       attr == "mem_size" || attr == "size" || attr == "cores" || attr == "freq")
     return CheckKind::Positive;
-  if (attr == "latency" || attr == "d2d_latency" || attr == "copy_engines" || attr == "sms" || attr == "implicit_sync")
+  if (attr == "latency" || attr == "d2d_latency" || attr == "copy_engines" || attr == "sms" || attr == "implicit_sync" ||
+      attr == "kernel_issue")
     return CheckKind::NonNegative;
   return std::nullopt;
 }

@@ -65,7 +65,8 @@ DATASETS = [
      "validation/a100_nccl/reduce.csv", ["--set", "algorithm=binomial_tree"]),
 ]
 # The apps' kernels alone (bench/cuda/app_kernels.cu on the H100 host) against the roofline of their counts: on the
-# datasheet machine, and on the calibrated one (its mem_bw and peaks from tools/calibrate's triad and FMA loop).
+# datasheet machine, and on the calibrated one (its mem_bw and peaks from tools/calibrate's triad and FMA loop, its
+# kernel_issue from its launch benchmark).
 KERNELS = [("Jacobi2D stencil", "jacobi2d_stencil", "jacobi2d_stencil"),
            ("Jacobi2D reduce", "jacobi2d_reduce", "jacobi2d_reduce"),
            ("Jacobi2D pack", "jacobi2d_halo", "jacobi2d_pack"),
@@ -73,12 +74,14 @@ KERNELS = [("Jacobi2D stencil", "jacobi2d_stencil", "jacobi2d_stencil"),
            ("MiniFE dot", "minife_dot", "minife_dot"),
            ("MiniFE waxpby", "minife_waxpby", "minife_waxpby"),
            ("MiniFE matvec, a warp per row", "minife_matvec", "minife_matvec_warp"),
-           ("MiniFE matvec, a thread per row", "minife_matvec", "minife_matvec_thread")]
+           ("MiniFE matvec, a thread per row", "minife_matvec", "minife_matvec_thread"),
+           ("Jacobi2D iteration (its four kernels back to back)", "jacobi2d_iteration", "jacobi2d_iteration"),
+           ("MiniFE iteration (its six kernels back to back)", "minife_iteration", "minife_iteration")]
 DATASETS += [(f"H100 SXM (measured here), kernel {title}", "machines/h100_node.gpm", f"validation/kernels/{app}.gpm",
               f"validation/h100_node/kernel_{csv}.csv", []) for title, app, csv in KERNELS]
 DATASETS += [(f"H100 SXM (measured here), kernel {title}, calibrated machine", "machines/h100_node_measured.gpm",
               f"validation/kernels/{app}.gpm", f"validation/h100_node/kernel_{csv}.csv", [])
-             for title, app, csv in KERNELS if app != "jacobi2d_halo"]
+             for title, app, csv in KERNELS]
 # The same measurements on the nccl model (NCCL's tuner on the machine's links), the algorithm left to the tuner.
 NCCL = ["--set", "comm_model=nccl"]
 AUTO = ["--set", "algorithm=auto"]

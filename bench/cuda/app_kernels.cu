@@ -1,7 +1,8 @@
 // app_kernels.cu: the kernels of the shipped Jacobi2D and MiniFE apps (apps/jacobi2d.gpm, apps/minife.gpm), written
 // as plainly as their counts describe them and timed on one GPU over a range of sizes: the measurements behind the
 // kernel rows of docs/validation.md, which compare them with the roofline the apps' flop and byte counts give.
-// Prints CSV (kernel, points per side, seconds: median, minimum and maximum over --reps runs after 3 warm-ups).
+// Prints CSV (kernel, points per side, seconds: median, minimum and maximum over --reps runs after 3 warm-ups), and
+// for each size the time of one iteration's kernels launched back to back (`*_iteration` rows).
 // Build and run where nvcc and a GPU exist: nvcc -O3 -std=c++17 bench/cuda/app_kernels.cu -o app_kernels && ./app_kernels
 // [--reps N] [--largest]
 #include <cstdio>
@@ -118,6 +119,8 @@ __global__ void matvec_warp(size_t rows, const int* __restrict__ row_ptr, const 
   }
 }
 
+constexpr int kIters = 20;  // iterations per timed run of a whole iteration's kernels
+
 void row(const char* kernel, int n, size_t items, int reps, const Timing& t) {
   std::printf("%s,%d,%zu,%d,%.6e,%.6e,%.6e\n", kernel, n, items, reps, t.median, t.min, t.max);
   std::fflush(stdout);
@@ -173,6 +176,17 @@ int main(int argc, char** argv) {
         time_it({s}, reps, [&] { pack<<<face_blocks, 256, 0, s>>>(a, buf, n); }));
     row("jacobi2d_unpack", n, 4 * size_t(n), reps,
         time_it({s}, reps, [&] { unpack<<<face_blocks, 256, 0, s>>>(buf, a, n); }));
+    // An iteration's kernels one after another, as apps/jacobi2d.gpm runs them (its copies and MPI left out), launched
+    // back to back from this thread: the time of kIters iterations divided by kIters.
+    Timing it = time_it({s}, reps, [&] {
+      for (int k = 0; k < kIters; ++k) {
+        pack<<<face_blocks, 256, 0, s>>>(a, buf, n);
+        unpack<<<face_blocks, 256, 0, s>>>(buf, a, n);
+        stencil<<<grid, tb, 0, s>>>(a, b, n);
+        block_sum<<<blocks, 256, 0, s>>>(b, nullptr, cells, sum);
+      }
+    });
+    row("jacobi2d_iteration", n, size_t(n) * n, reps, {it.median / kIters, it.min / kIters, it.max / kIters});
     CHECK(cudaGetLastError());
     CHECK(cudaFree(a));
     CHECK(cudaFree(b));
@@ -208,6 +222,19 @@ int main(int argc, char** argv) {
         time_it({s}, reps, [&] { matvec_thread<<<blocks, 256, 0, s>>>(rows, d_ptr, cols, vals, x, y); }));
     row("minife_matvec_warp", n, rows, reps,
         time_it({s}, reps, [&] { matvec_warp<<<blocks, 256, 0, s>>>(rows, d_ptr, cols, vals, x, y); }));
+    // A CG iteration's kernels one after another, as apps/minife.gpm runs them (dot, waxpby, matvec, dot, waxpby,
+    // waxpby; its MPI left out), the matvec with a warp per row: the time of kIters iterations divided by kIters.
+    Timing it = time_it({s}, reps, [&] {
+      for (int k = 0; k < kIters; ++k) {
+        block_sum<<<blocks, 256, 0, s>>>(x, y, rows, sum);
+        waxpby<<<blocks, 256, 0, s>>>(rows, 1.0, x, -0.5, y, w);
+        matvec_warp<<<blocks, 256, 0, s>>>(rows, d_ptr, cols, vals, w, y);
+        block_sum<<<blocks, 256, 0, s>>>(w, y, rows, sum);
+        waxpby<<<blocks, 256, 0, s>>>(rows, 1.0, x, -0.5, y, w);
+        waxpby<<<blocks, 256, 0, s>>>(rows, 1.0, w, -0.5, y, x);
+      }
+    });
+    row("minife_iteration", n, rows, reps, {it.median / kIters, it.min / kIters, it.max / kIters});
     CHECK(cudaGetLastError());
     for (void* p : {static_cast<void*>(d_ptr), static_cast<void*>(cols), static_cast<void*>(vals),
                     static_cast<void*>(x), static_cast<void*>(y), static_cast<void*>(w)})
