@@ -25,6 +25,6 @@ bash scripts/build.sh
 # (the target list is read whole first: `grep -q` closing the pipe early would fail it under pipefail)
 targets="$(cmake --build build --target help)"
 if grep -q '^\.\.\. calibrate$' <<< "$targets"; then
-  cmake --build build --target calibrate calibrate-launch bidir-copies offload-streams app-kernels -j "$(nproc)"
+  cmake --build build --target calibrate calibrate-launch bidir-copies offload-streams app-kernels mapped-copies -j "$(nproc)"
 fi
 ctest --test-dir build --output-on-failure -j "$(nproc)"
