@@ -1,6 +1,7 @@
 #!/bin/bash
 # calibrated_machines.sh CALIBRATE_FIT GPMC ROOT WORK: every machine file under machines/measured/ is what
-# calibrate-fit writes from its recorded CSV (named in the file's first line), in gpmc fmt's layout, and checks.
+# calibrate-fit writes from its recorded CSV (named in the file's first line) and launch costs (a `Kernel launch
+# costs:` line), in gpmc fmt's layout, and checks.
 set -u
 fit=$1 gpmc=$2 root=$3 work=$4
 cd "$root" || exit 1
@@ -10,7 +11,14 @@ for machine in machines/measured/*.gpm; do
   csv=$(sed -n '1s/.* written by tools\/calibrate from \([^ ]*\) (.*/\1/p' "$machine")
   name=$(basename "$machine" .gpm)
   [ -f "$csv" ] || { echo "FAIL: $machine names no recorded CSV that exists (first line)"; exit 1; }
-  "$fit" "$csv" --name "$name" -o "$work/$name.gpm" || { echo "FAIL: calibrate-fit $csv"; exit 1; }
+  # The launch costs (kernel_issue), where the file names them.
+  launch=$(sed -n 's/^\/\/ Kernel launch costs: \([^ ]*\) (.*/\1/p' "$machine")
+  args=()
+  if [ -n "$launch" ]; then
+    [ -f "$launch" ] || { echo "FAIL: $machine names launch costs $launch, which do not exist"; exit 1; }
+    args=(--launch "$launch")
+  fi
+  "$fit" "$csv" --name "$name" "${args[@]}" -o "$work/$name.gpm" || { echo "FAIL: calibrate-fit $csv"; exit 1; }
   "$gpmc" fmt "$work/$name.gpm" || exit 1
   diff -u "$machine" "$work/$name.gpm" || { echo "FAIL: $machine differs from calibrate-fit's output"; exit 1; }
   "$gpmc" check "$machine" || { echo "FAIL: gpmc check $machine"; exit 1; }

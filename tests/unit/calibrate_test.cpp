@@ -178,6 +178,50 @@ TEST_CASE("calibrate: fits of the gap, pageable memory, peers, peaks and copy en
                        doctest::Contains("slope <= 0"), CalibrationError);
 }
 
+TEST_CASE("calibrate: launch costs give the GPU's kernel_issue, from the kernel_batch row of one block per SM") {
+  const std::string head = std::string("# gpu: Test GPU\n# driver: 13000\n# sms: 4\n") + kLaunchHeader + "\n";
+  const std::string rows = "kernel_issue,grid1,1,0,30,3.9e-06,3.7e-06,4.5e-06\n"
+                           "kernel_batch,grid1,1,0,30,4.0e-06,3.7e-06,4.5e-06\n"
+                           "kernel_batch,grid4,1,0,30,3.5e-06,3.2e-06,4.0e-06\n"
+                           "nccl_allreduce_iter,comms1,1,8,30,6.3e-06,6.0e-06,7.6e-06\n";
+  KernelIssue k = parse_launch(head + rows, "l.csv");
+  CHECK(k.seconds == 3.5e-06);
+  CHECK(k.what == "grid4");
+  CHECK(k.line == 7);
+  CHECK(k.gpu == "Test GPU");
+  // Without `sms`, the largest grid.
+  CHECK(parse_launch(std::string("# gpu: Test GPU\n") + kLaunchHeader + "\n" + rows, "l.csv").what == "grid4");
+  auto error = [](const std::string& text) {
+    try {
+      parse_launch(text, "l.csv");
+    } catch (const CalibrationError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(error("# gpu: x\nbenchmark,what\n").find("l.csv:2: the header must be") == 0);
+  CHECK(error(head + "kernel_batch,grid4,1,0,30,3e-06\n").find("l.csv:5: expected 8 cells") == 0);
+  CHECK(error(head + "kernel_batch,grid4,1,0,30,3e-06,4e-06,5e-06\n").find("min_s <= median_s") != std::string::npos);
+  CHECK(error(head + "kernel_batch,blocks,1,0,30,3e-06,2e-06,5e-06\n").find("`grid<blocks>`") != std::string::npos);
+  CHECK(error(head + "kernel_batch,grid1,1,0,30,3e-06,2e-06,5e-06\n").find("no kernel_batch row of one block per SM") !=
+        std::string::npos);
+  CHECK(error(std::string(kLaunchHeader) + "\n" + rows).find("`# gpu: ...` is missing") != std::string::npos);
+  // Written into the GPU type, with its source; launch costs of another GPU are refused.
+  RawMeasurements raw = parse_raw(raw_text("copy,h2d,pinned,host,0,1,1,1,2e-6,2e-6,2e-6\n"
+                                           "copy,h2d,pinned,host,0,1,1e6,1,5e-5,5e-5,5e-5\n"
+                                           "copy,d2h,pinned,0,host,1,1,1,2e-6,2e-6,2e-6\n"
+                                           "copy,d2h,pinned,0,host,1,1e6,1,5e-5,5e-5,5e-5\n"),
+                                  "r.csv");
+  Calibration cal = fit_calibration(raw);
+  std::string gpm = write_machine(raw, cal, "test_gpu", "r.csv", &k);
+  CHECK(gpm.find("// Kernel launch costs: l.csv (tools/calibrate/launch.cu).") != std::string::npos);
+  CHECK(gpm.find("  kernel_issue = 3.5 us   // measured by tools/calibrate/launch.cu on Test GPU, driver 13000 (l.csv "
+                 "line 7); kernel_batch grid4") != std::string::npos);
+  k.gpu = "Other GPU";
+  CHECK_THROWS_WITH_AS(write_machine(raw, cal, "test_gpu", "r.csv", &k), doctest::Contains("launch costs of `Other GPU`"),
+                       CalibrationError);
+}
+
 TEST_CASE("calibrate: machine identifiers are .gpm names") {
   CHECK(machine_identifier("Tesla V100-PCIE-32GB") == "tesla_v100_pcie_32gb");
   CHECK(machine_identifier("4090 (x8)") == "gpu_4090_x8");

@@ -6,12 +6,14 @@
 #include <CLI/CLI.hpp>
 
 #include <fstream>
+#include <optional>
 #include <iostream>
 
 int main(int argc, char** argv) {
   CLI::App app{"Fits the raw measurements of tools/calibrate (docs/calibration.md) and writes a .gpm machine file."};
-  std::string raw_path, name, output;
+  std::string raw_path, name, output, launch_path;
   app.add_option("RAW", raw_path, "raw measurement CSV written by `calibrate` (format 1)")->required();
+  app.add_option("--launch", launch_path, "launch costs CSV written by `calibrate-launch` (the GPU's kernel_issue)");
   app.add_option("--name", name, "machine name (default: from the GPU name)");
   app.add_option("-o,--output", output, "machine file to write (default: stdout)");
   try {
@@ -24,7 +26,9 @@ int main(int argc, char** argv) {
     RawMeasurements raw = read_raw(raw_path);
     Calibration cal = fit_calibration(raw);
     std::string id = machine_identifier(name.empty() ? raw.required("gpu") : name);
-    std::string text = write_machine(raw, cal, id, raw_path);
+    std::optional<KernelIssue> issue;
+    if (!launch_path.empty()) issue = read_launch(launch_path);
+    std::string text = write_machine(raw, cal, id, raw_path, issue ? &*issue : nullptr);
     if (output.empty()) {
       std::cout << text;
     } else {

@@ -71,8 +71,11 @@ std::string machine_identifier(const std::string& text) {
 }
 
 std::string write_machine(const RawMeasurements& raw, const Calibration& cal, const std::string& name,
-                          const std::string& raw_path) {
+                          const std::string& raw_path, const KernelIssue* issue) {
   const std::string& gpu = raw.required("gpu");
+  if (issue && issue->gpu != gpu)
+    throw CalibrationError(issue->file + ": launch costs of `" + issue->gpu + "`, but " + raw_path + " measured `" +
+                           gpu + "`");
   const std::string measured =
       "measured by tools/calibrate on " + gpu + ", driver " + raw.required("driver") + ", " + raw.required("date");
   const std::string gpu_type = name + "_gpu";
@@ -80,6 +83,7 @@ std::string write_machine(const RawMeasurements& raw, const Calibration& cal, co
   out << "// " << name << ".gpm: machine file written by tools/calibrate from " << raw_path << " (docs/calibration.md).\n";
   out << "//\n// Every number below was " << measured << ".\n";
   if (auto source = raw.optional("source")) out << "// Source of the measurements: " << *source << "\n";
+  if (issue) out << "// Kernel launch costs: " << issue->file << " (tools/calibrate/launch.cu).\n";
   out << "// Copies: AHEAD eq. 10 (pinned) and eq. 9 (pageable) fitted over sizes; gaps: van Werkhoven et al.\n"
       << "// section V (T = L+o + kG + g(n-1)); peaks: the best FMA and triad kernels.\n\n";
 
@@ -145,6 +149,11 @@ std::string write_machine(const RawMeasurements& raw, const Calibration& cal, co
     out << "  d2d_latency = " << seconds(first.d2d->latency_s()) << "   // " << measured << "; "
         << describe_latency(*first.d2d) << ", " << describe(*first.d2d) << ", bandwidth "
         << rate(first.d2d->bandwidth()) << "\n";
+  if (issue)
+    out << "  kernel_issue = " << seconds(issue->seconds) << "   // measured by tools/calibrate/launch.cu on " << issue->gpu
+        << (issue->driver.empty() ? "" : ", driver " + issue->driver) << " (" << issue->file << " line "
+        << issue->line << "); kernel_batch " << issue->what << ": median over " << issue->reps
+        << " batches of the time per launch of empty kernels launched back to back until all have run\n";
   const auto engines = whole_metadata(raw, "async_engine_count");
   if (first.measured_copy_engines)
     out << "  copy_engines = " << *first.measured_copy_engines << "   // " << measured

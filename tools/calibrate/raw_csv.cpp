@@ -11,6 +11,7 @@
 namespace gpm::calibrate {
 
 const char* const kRawHeader = "benchmark,direction,memory,src,dst,streams,amount,reps,median_s,min_s,max_s";
+const char* const kLaunchHeader = "benchmark,what,count,bytes,reps,median_s,min_s,max_s";
 
 namespace {
 
@@ -166,14 +167,81 @@ RawMeasurements parse_raw(const std::string& text, const std::string& file) {
   return raw;
 }
 
-RawMeasurements read_raw(const std::string& path) {
+namespace {
+
+std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CalibrationError(path + ": cannot open the file");
   std::ostringstream text;
   text << in.rdbuf();
   if (text.str().size() > (64u << 20)) throw CalibrationError(path + ": larger than 64 MiB");
-  return parse_raw(text.str(), path);
+  return text.str();
 }
+
+}  // namespace
+
+RawMeasurements read_raw(const std::string& path) { return parse_raw(read_text(path), path); }
+
+KernelIssue parse_launch(const std::string& text, const std::string& file) {
+  std::map<std::string, std::string> meta;
+  std::vector<KernelIssue> batches;
+  std::istringstream in(text);
+  std::string line;
+  int number = 0;
+  bool header_seen = false;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (trim(line).empty()) continue;
+    if (line[0] == '#') {
+      std::string body = trim(line.substr(1));
+      size_t colon = body.find(':');
+      if (!header_seen && colon != std::string::npos) meta[trim(body.substr(0, colon))] = trim(body.substr(colon + 1));
+      continue;
+    }
+    if (!header_seen) {
+      if (trim(line) != kLaunchHeader) fail(file, number, std::string("the header must be `") + kLaunchHeader + "`");
+      header_seen = true;
+      continue;
+    }
+    std::vector<std::string> cells = split_commas(line);
+    if (cells.size() != 8) fail(file, number, "expected 8 cells, found " + std::to_string(cells.size()));
+    if (cells[0].empty() || cells[1].empty()) fail(file, number, "the benchmark and what columns must not be empty");
+    long long count = parse_whole(cells[2], "count", file, number);
+    parse_number(cells[3], "bytes", file, number);
+    long long reps = parse_whole(cells[4], "reps", file, number);
+    double median = parse_number(cells[5], "median_s", file, number);
+    double low = parse_number(cells[6], "min_s", file, number);
+    double high = parse_number(cells[7], "max_s", file, number);
+    if (count < 1 || reps < 1) fail(file, number, "count and reps must be >= 1");
+    if (median <= 0 || low <= 0 || high <= 0) fail(file, number, "times must be > 0 seconds");
+    if (low > median || median > high) fail(file, number, "times must satisfy min_s <= median_s <= max_s");
+    if (cells[0] != "kernel_batch") continue;
+    if (cells[1].rfind("grid", 0) != 0) fail(file, number, "a kernel_batch row's `what` must be `grid<blocks>`");
+    parse_whole(cells[1].substr(4), "what", file, number);
+    batches.push_back({median, cells[1], reps, number, {}, {}, file});
+  }
+  if (!header_seen) throw CalibrationError(file + ": no header line `" + kLaunchHeader + "`");
+  auto gpu = meta.find("gpu");
+  if (gpu == meta.end() || gpu->second.empty())
+    throw CalibrationError(file + ": the metadata line `# gpu: ...` is missing");
+  // One block per SM where the file says how many SMs; else the largest grid.
+  auto blocks = [](const KernelIssue& k) { return std::stoll(k.what.substr(4)); };
+  const KernelIssue* chosen = nullptr;
+  auto sms = meta.find("sms");
+  for (const KernelIssue& k : batches) {
+    if (sms != meta.end() ? k.what == "grid" + sms->second : (!chosen || blocks(k) > blocks(*chosen))) chosen = &k;
+  }
+  if (!chosen)
+    throw CalibrationError(file + ": no kernel_batch row" +
+                           (sms != meta.end() ? " of one block per SM (`grid" + sms->second + "`)" : std::string()));
+  KernelIssue out = *chosen;
+  out.gpu = gpu->second;
+  if (auto driver = meta.find("driver"); driver != meta.end()) out.driver = driver->second;
+  return out;
+}
+
+KernelIssue read_launch(const std::string& path) { return parse_launch(read_text(path), path); }
 
 std::string format_raw(const RawMeasurements& raw) {
   std::ostringstream out;

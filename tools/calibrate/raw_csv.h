@@ -55,4 +55,22 @@ RawMeasurements read_raw(const std::string& path);
 // Writes metadata, comments, header and rows in format 1 (shortest round-trip numbers).
 std::string format_raw(const RawMeasurements& raw);
 
+// A GPU's kernel issue time from the CSV of tools/calibrate/launch.cu (docs/calibration.md, launch costs): its
+// `kernel_batch` row of one block per SM (`grid<sms>`; the largest grid when the file names no `sms`), the median
+// time per launch of empty kernels launched back to back until all have run.
+struct KernelIssue {
+  double seconds = 0;
+  std::string what;        // the row's grid, `grid132`
+  long long reps = 0;      // timed batches
+  int line = 0;            // the row's line
+  std::string gpu, driver, file;
+};
+
+// The fixed header line of launch.cu's CSV.
+extern const char* const kLaunchHeader;
+
+// Parses launch.cu's CSV; throws CalibrationError with `file:line:` on a malformed line or when no row fits.
+KernelIssue parse_launch(const std::string& text, const std::string& file);
+KernelIssue read_launch(const std::string& path);
+
 }  // namespace gpm::calibrate
