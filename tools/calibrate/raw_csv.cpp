@@ -46,6 +46,27 @@ std::vector<std::string> split_commas(const std::string& line) {
   return cells;
 }
 
+// Each line of `text` that is not blank, numbered from 1, without a trailing carriage return: fn(number, line).
+template <class Fn>
+void each_line(const std::string& text, Fn fn) {
+  std::istringstream in(text);
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!trim(line).empty()) fn(number, line);
+  }
+}
+
+// A `# key: value` line's key and value (an empty key when the comment has no colon).
+std::pair<std::string, std::string> comment_entry(const std::string& line) {
+  std::string body = trim(line.substr(1));
+  size_t colon = body.find(':');
+  if (colon == std::string::npos) return {"", body};
+  return {trim(body.substr(0, colon)), trim(body.substr(colon + 1))};
+}
+
 [[noreturn]] void fail(const std::string& file, int line, const std::string& message) {
   throw CalibrationError(file + ":" + std::to_string(line) + ": " + message);
 }
@@ -102,31 +123,23 @@ std::optional<std::string> RawMeasurements::optional(const std::string& key) con
 RawMeasurements parse_raw(const std::string& text, const std::string& file) {
   RawMeasurements raw;
   raw.file = file;
-  std::istringstream in(text);
-  std::string line;
-  int number = 0;
   bool header_seen = false;
-  while (std::getline(in, line)) {
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (trim(line).empty()) continue;
+  each_line(text, [&](int number, const std::string& line) {
     if (line[0] == '#') {
-      std::string body = trim(line.substr(1));
-      size_t colon = body.find(':');
-      std::string key = colon == std::string::npos ? "" : trim(body.substr(0, colon));
+      auto [key, value] = comment_entry(line);
       if (!header_seen && is_metadata_key(key)) {
         if (raw.metadata.count(key)) fail(file, number, "metadata `" + key + "` given twice");
-        raw.metadata[key] = trim(body.substr(colon + 1));
+        raw.metadata[key] = value;
       } else {
-        raw.comments.push_back(body);
+        raw.comments.push_back(trim(line.substr(1)));
       }
-      continue;
+      return;
     }
     if (!header_seen) {
       if (trim(line) != kRawHeader)
         fail(file, number, std::string("the header must be `") + kRawHeader + "`");
       header_seen = true;
-      continue;
+      return;
     }
     std::vector<std::string> cells = split_commas(line);
     if (cells.size() != 11) fail(file, number, "expected 11 cells, found " + std::to_string(cells.size()));
@@ -159,7 +172,7 @@ RawMeasurements parse_raw(const std::string& text, const std::string& file) {
     if (m.median_s <= 0 || m.min_s <= 0 || m.max_s <= 0) fail(file, number, "times must be > 0 seconds");
     if (m.min_s > m.median_s || m.median_s > m.max_s) fail(file, number, "times must satisfy min_s <= median_s <= max_s");
     raw.rows.push_back(m);
-  }
+  });
   if (!header_seen) throw CalibrationError(file + ": no header line `" + kRawHeader + "`");
   if (raw.rows.empty()) throw CalibrationError(file + ": no measurement rows");
   if (auto format = raw.optional("format"); format && *format != "1")
@@ -185,24 +198,17 @@ RawMeasurements read_raw(const std::string& path) { return parse_raw(read_text(p
 KernelIssue parse_launch(const std::string& text, const std::string& file) {
   std::map<std::string, std::string> meta;
   std::vector<KernelIssue> batches;
-  std::istringstream in(text);
-  std::string line;
-  int number = 0;
   bool header_seen = false;
-  while (std::getline(in, line)) {
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (trim(line).empty()) continue;
+  each_line(text, [&](int number, const std::string& line) {
     if (line[0] == '#') {
-      std::string body = trim(line.substr(1));
-      size_t colon = body.find(':');
-      if (!header_seen && colon != std::string::npos) meta[trim(body.substr(0, colon))] = trim(body.substr(colon + 1));
-      continue;
+      auto [key, value] = comment_entry(line);
+      if (!header_seen && !key.empty()) meta[key] = value;
+      return;
     }
     if (!header_seen) {
       if (trim(line) != kLaunchHeader) fail(file, number, std::string("the header must be `") + kLaunchHeader + "`");
       header_seen = true;
-      continue;
+      return;
     }
     std::vector<std::string> cells = split_commas(line);
     if (cells.size() != 8) fail(file, number, "expected 8 cells, found " + std::to_string(cells.size()));
@@ -216,11 +222,11 @@ KernelIssue parse_launch(const std::string& text, const std::string& file) {
     if (count < 1 || reps < 1) fail(file, number, "count and reps must be >= 1");
     if (median <= 0 || low <= 0 || high <= 0) fail(file, number, "times must be > 0 seconds");
     if (low > median || median > high) fail(file, number, "times must satisfy min_s <= median_s <= max_s");
-    if (cells[0] != "kernel_batch") continue;
+    if (cells[0] != "kernel_batch") return;
     if (cells[1].rfind("grid", 0) != 0) fail(file, number, "a kernel_batch row's `what` must be `grid<blocks>`");
     parse_whole(cells[1].substr(4), "what", file, number);
     batches.push_back({median, cells[1], reps, number, {}, {}, file});
-  }
+  });
   if (!header_seen) throw CalibrationError(file + ": no header line `" + kLaunchHeader + "`");
   auto gpu = meta.find("gpu");
   if (gpu == meta.end() || gpu->second.empty())
