@@ -22,7 +22,7 @@ declare -A allowed=(
   [tools/gpmc]="tools/gpmc lsp project validate driver lower frontend backend engines ir support"
   [python]="python project validate driver backend engines ir support"
   [tools/calibrate]="tools/calibrate"
-  [tools/fuzz]="tools/fuzz project validate driver lower frontend backend engines ir support"
+  [tools/fuzz]="tools/fuzz tools/calibrate project validate driver lower frontend backend engines ir support"
 )
 bad=0
 checked=0
