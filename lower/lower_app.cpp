@@ -345,7 +345,10 @@ Task Lowerer::lower_stmt(const AppDecl& app, const Stmt& s) {
     m_.checks.push_back({CheckKind::WholeNumber, task.value, kNoValue, kNoValue, s.expr->range, "an iteration count"});
   }
   for (const auto& child : s.body) lower_into(app, *child, task.children);
-  if (task.kind == TaskKind::Par) return share_par_copies(s, std::move(task));
+  if (task.kind == TaskKind::Par) {
+    warn_shared_gpus(s, task);
+    return share_par_copies(s, std::move(task));
+  }
   return task;
 }
 
@@ -463,28 +466,6 @@ void Lowerer::warn_shared_links(const Stmt& s, const Task& par) {
   };
   for (size_t branch = 0; branch < par.children.size(); ++branch)
     if (!visit(par.children[branch], branch)) return;
-  // Device-to-device copies of two branches on one GPU: each reads and writes the GPU's memory at its `mem_bw`
-  // (AHEAD section IV-C), which no flow of a `par` carries.
-  std::map<std::string, std::pair<size_t, const Task*>> d2d_on;  // GPU -> the first d2d copy of a branch on it
-  std::function<bool(const Task&, size_t)> d2d = [&](const Task& t, size_t branch) {
-    if (t.kind == TaskKind::Op && t.name.starts_with("copy d2d ") && t.track.ends_with(" copies")) {
-      std::string gpu = t.track.substr(0, t.track.size() - 7);
-      auto [it, first] = d2d_on.try_emplace(gpu, branch, &t);
-      if (!first && it->second.first != branch) {
-        diags_.warning(DiagKind::UnmodelledSharing, s.range,
-                       fmt::format("`{}` and `{}` in this `par` read and write the memory of `{}` together, but `par` "
-                                   "prices each as if it had the GPU's `mem_bw` to itself",
-                                   it->second.second->name, t.name, gpu));
-        diags_.note(t.range, "the second copy");
-        return false;
-      }
-    }
-    for (const Task& child : t.children)
-      if (!d2d(child, branch)) return false;
-    return true;
-  };
-  for (size_t branch = 0; branch < par.children.size(); ++branch)
-    if (!d2d(par.children[branch], branch)) return;
   // The fabric model's MPI operations: their messages against the copies and flows of the other branches.
   std::function<const Task*(const Task&, std::shared_ptr<const mpi::FabricCommEngine>&)> fabric_op;
   fabric_op = [&](const Task& t, std::shared_ptr<const mpi::FabricCommEngine>& out) -> const Task* {

@@ -4,6 +4,7 @@
 // them (one engine for every byte).
 #include <fmt/format.h>
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -416,6 +417,40 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   task.engine_call = int32_t(m_.engine_calls.size());
   m_.engine_calls.push_back(std::move(call));
   return task;
+}
+
+// Work of two branches on one GPU at once: roofline kernels (each priced with the GPU's whole peak and memory
+// bandwidth, models.md section 2) and device-to-device copies (each with its whole `mem_bw`, AHEAD section IV-C).
+// Neither is shared in a `par`, whether its copies become flows or not: says so, once per par, with the first pair.
+void Lowerer::warn_shared_gpus(const Stmt& s, const Task& par) {
+  std::map<std::string, std::pair<size_t, const Task*>> first_on;  // GPU -> the first such work of a branch on it
+  std::function<bool(const Task&, size_t)> visit = [&](const Task& t, size_t branch) {
+    std::string gpu;
+    if (t.kind == TaskKind::Op && t.name.starts_with("copy d2d ") && t.track.ends_with(" copies"))
+      gpu = t.track.substr(0, t.track.size() - 7);
+    else if (t.kind == TaskKind::Op && t.part == "kernels" && t.model != "explicit time" && t.track.ends_with(" kernels"))
+      gpu = t.track.substr(0, t.track.size() - 8);
+    if (!gpu.empty()) {
+      auto [it, first] = first_on.try_emplace(gpu, branch, &t);
+      if (!first && it->second.first != branch) {
+        bool copies = it->second.second->name.starts_with("copy d2d ") && t.name.starts_with("copy d2d ");
+        diags_.warning(DiagKind::UnmodelledSharing, s.range,
+                       fmt::format("`{}` and `{}` in this `par` use `{}` at once, but `par` prices each as if it had "
+                                   "the GPU to itself ({})",
+                                   it->second.second->name, t.name, gpu,
+                                   copies ? "each copy reads and writes its memory at the whole `mem_bw`"
+                                          : "a roofline kernel takes the GPU's whole peak and memory bandwidth, a d2d "
+                                            "copy its whole `mem_bw`"));
+        diags_.note(t.range, "the second one");
+        return false;
+      }
+    }
+    for (const Task& child : t.children)
+      if (!visit(child, branch)) return false;
+    return true;
+  };
+  for (size_t branch = 0; branch < par.children.size(); ++branch)
+    if (!visit(par.children[branch], branch)) return;
 }
 
 }  // namespace gpm::lower
