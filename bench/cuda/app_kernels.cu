@@ -2,7 +2,8 @@
 // as plainly as their counts describe them and timed on one GPU over a range of sizes: the measurements behind the
 // kernel rows of docs/validation.md, which compare them with the roofline the apps' flop and byte counts give.
 // Prints CSV (kernel, points per side, seconds: median, minimum and maximum over --reps runs after 3 warm-ups), and
-// for each size the time of one iteration's kernels launched back to back (`*_iteration` rows).
+// for each size the time of one iteration's kernels launched back to back (`*_iteration` rows) and of two Jacobi2D
+// kernels at once on two streams (`*_two_streams` rows).
 // Build and run where nvcc and a GPU exist: nvcc -O3 -std=c++17 bench/cuda/app_kernels.cu -o app_kernels && ./app_kernels
 // [--reps N] [--largest]
 #include <cstdio>
@@ -145,8 +146,9 @@ int main(int argc, char** argv) {
   int driver = 0, runtime = 0;
   CHECK(cudaDriverGetVersion(&driver));
   CHECK(cudaRuntimeGetVersion(&runtime));
-  cudaStream_t s;
+  cudaStream_t s, s2;
   CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
   const int blocks = prop.multiProcessorCount * 16;   // enough resident warps for the grid-stride kernels
   std::printf("# gpu: %s\n# driver: %d\n# runtime: %d\n# sms: %d\n", prop.name, driver, runtime,
               prop.multiProcessorCount);
@@ -187,7 +189,24 @@ int main(int argc, char** argv) {
       }
     });
     row("jacobi2d_iteration", n, size_t(n) * n, reps, {it.median / kIters, it.min / kIters, it.max / kIters});
+    // Two kernels at once on two streams of the GPU: two stencils (each its own output), and a pack beside an unpack
+    // (each its own buffer): the time until both have ended.
+    double* c = nullptr;
+    double* buf2 = nullptr;
+    CHECK(cudaMalloc(&c, cells * sizeof(double)));
+    CHECK(cudaMalloc(&buf2, 4 * size_t(n) * sizeof(double)));
+    CHECK(cudaMemset(buf2, 0, 4 * size_t(n) * sizeof(double)));
+    row("jacobi2d_stencil_two_streams", n, 2 * size_t(n) * n, reps, time_it({s, s2}, reps, [&] {
+          stencil<<<grid, tb, 0, s>>>(a, b, n);
+          stencil<<<grid, tb, 0, s2>>>(a, c, n);
+        }));
+    row("jacobi2d_pack_unpack_two_streams", n, 8 * size_t(n), reps, time_it({s, s2}, reps, [&] {
+          pack<<<face_blocks, 256, 0, s>>>(b, buf, n);
+          unpack<<<face_blocks, 256, 0, s2>>>(buf2, a, n);
+        }));
     CHECK(cudaGetLastError());
+    CHECK(cudaFree(c));
+    CHECK(cudaFree(buf2));
     CHECK(cudaFree(a));
     CHECK(cudaFree(b));
     CHECK(cudaFree(buf));
