@@ -82,6 +82,14 @@ DATASETS += [(f"H100 SXM (measured here), kernel {title}", "machines/h100_node.g
 DATASETS += [(f"H100 SXM (measured here), kernel {title}, calibrated machine", "machines/h100_node_measured.gpm",
               f"validation/kernels/{app}.gpm", f"validation/h100_node/kernel_{csv}.csv", [])
              for title, app, csv in KERNELS]
+# The same bench on the H200 host (one lease): the stencil, the warp-per-row matvec and the two iterations.
+H200_KERNELS = [k for k in KERNELS if k[2] in ("jacobi2d_stencil", "minife_matvec_warp", "jacobi2d_iteration",
+                                               "minife_iteration")]
+DATASETS += [(f"H200 SXM (measured here), kernel {title}{suffix}", machine, f"validation/kernels/{app}.gpm",
+              f"validation/h200_node/kernel_{csv}.csv", [])
+             for suffix, machine in (("", "machines/h200_node.gpm"), (", calibrated machine",
+                                                                      "machines/h200_node_measured.gpm"))
+             for title, app, csv in H200_KERNELS]
 # The same measurements on the nccl model (NCCL's tuner on the machine's links), the algorithm left to the tuner.
 NCCL = ["--set", "comm_model=nccl"]
 AUTO = ["--set", "algorithm=auto"]
