@@ -124,6 +124,9 @@ struct Task {
   std::vector<Task> children;
   SourceRange range;
   std::string track;  // Op, Engine: the resource it occupies on a timeline (`g[0] kernels`, `g[0] copies`, `mpi`...)
+  // Op: the GPU whose compute a roofline kernel takes, or whose memory a d2d copy reads and writes, whole (a `par`
+  // shares or warns); -1 for anything else.
+  int32_t gpu = -1;
   // Op copies priced on a route: the (link, direction) pairs crossed, for the warning on copies in a par.
   std::vector<std::pair<int32_t, int32_t>> route;
   // Op copies whose time is their route's L+O, then their bytes at the route's bandwidth (AHEAD eq. 10): the flow a

@@ -125,6 +125,7 @@ Task Lowerer::lower_run(const AppDecl& app, const Stmt& s) {
     task.value = task.value == kNoValue ? t : call_stdlib("qroof_time", {task.value, t}, s.range);
     task.model = "quantitative roofline";
   }
+  task.gpu = gpu;
   // A GPU that declares its host's kernel issue time: the kernel takes at least that long (stdlib/roofline.gpm).
   const auto& gpu_attrs = m_.topology.components[size_t(gpu)].attrs;
   if (auto issue = gpu_attrs.find("kernel_issue"); issue != gpu_attrs.end() && task.value != kNoValue) {
@@ -209,6 +210,7 @@ Task Lowerer::lower_copy(const Stmt& s) {
     ValueId bw = gpu_attr(gpu, "mem_bw", s.range, "a d2d copy");
     if (lo == kNoValue || bw == kNoValue) return task;
     task.model = "AHEAD eq. 10, device to device";
+    task.gpu = gpu;
     task.value = call_stdlib("ahead_d2d_copy_time", {lo, bytes, bw}, s.range);
     task.terms = {{"L+O", lo}, {"gpu memory bandwidth", bw}};
     return task;
@@ -345,10 +347,7 @@ Task Lowerer::lower_stmt(const AppDecl& app, const Stmt& s) {
     m_.checks.push_back({CheckKind::WholeNumber, task.value, kNoValue, kNoValue, s.expr->range, "an iteration count"});
   }
   for (const auto& child : s.body) lower_into(app, *child, task.children);
-  if (task.kind == TaskKind::Par) {
-    warn_shared_gpus(s, task);
-    return share_par_copies(s, std::move(task));
-  }
+  if (task.kind == TaskKind::Par) return share_par_copies(s, std::move(task));
   return task;
 }
 

@@ -84,8 +84,20 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   }
   if (!fits) {
     warn_shared_links(s, par);
+    warn_shared_gpus(s, par, true);
     return par;
   }
+  // A roofline kernel on a GPU ([WERK] section III: a GPU runs the kernels of its streams one at a time): where two
+  // branches run such kernels on one GPU, they become flows of its compute queue (FlowSpec::timed), taking turns.
+  auto gpu_kernel = [&](const Task& t) { return is_delay(t) && !is_mapped(t) && t.gpu >= 0 && t.part == "kernels"; };
+  std::map<int32_t, std::set<size_t>> kernel_branches;  // GPU -> the branches that run kernels on it
+  for (size_t b = 0; b < branches.size(); ++b)
+    for (const Task* t : branches[b])
+      if (gpu_kernel(*t)) kernel_branches[t->gpu].insert(b);
+  std::set<int32_t> compute_turns;  // GPUs whose kernels take turns
+  for (const auto& [gpu, who] : kernel_branches)
+    if (who.size() > 1) compute_turns.insert(gpu);
+  auto turn_kernel = [&](const Task& t) { return gpu_kernel(t) && compute_turns.count(t.gpu) > 0; };
   // Every flow to be: a copy, or a flow of a block (its engine's flow `index`), with its route and branch.
   struct Planned {
     const Task* task;
@@ -97,6 +109,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   for (size_t b = 0; b < branches.size(); ++b)
     for (const Task* t : branches[b]) {
       if (is_copy(*t)) planned.push_back({t, -1, b, t->route});
+      if (turn_kernel(*t)) planned.push_back({t, -2, b, {}});  // a kernel's flow: no route
       if (auto it = unrolled.find(t); it != unrolled.end()) {
         int index = 0;
         for (const auto& phase : it->second) {
@@ -130,9 +143,11 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
                    !(who.size() == 1 && other->second.size() == 1 && *who.begin() == *other->second.begin());
     duplex = duplex || (link.bw_duplex[hop.second] != kNoValue && crossed);
   }
-  // Flows of two branches on one directed link, or on the two directions of a link whose `bw_duplex` then applies.
-  if (!shared && !duplex) {
+  // Flows of two branches on one directed link, or on the two directions of a link whose `bw_duplex` then applies, or
+  // kernels of two branches on one GPU.
+  if (!shared && !duplex && compute_turns.empty()) {
     warn_shared_links(s, par);
+    warn_shared_gpus(s, par, true);
     return par;
   }
   // A mapped run's accesses beside another branch's flows on one link: priced apart (eq. 6), said once.
@@ -203,6 +218,26 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     int last_group = -1;  // `last` is this group of an MPI phase's messages
     auto& stream = streams.emplace_back();
     for (const Task* t : branch) {
+      if (turn_kernel(*t)) {
+        // Its time is its flow's size; it starts when the item before it ends and its GPU's compute is free.
+        cg::FlowSpec f;
+        f.name = t->name;
+        f.src = f.dst = t->gpu;
+        f.timed = true;
+        f.has_start = true;
+        f.queue = queues.emplace(std::pair{int(t->gpu), 2}, int(queues.size())).first->second;
+        wait_for(f, last, last_group);
+        last.assign(1, int(specs.size()));
+        last_group = -1;
+        stream.items.push_back({int(specs.size()), -1, t->name, "kernel"});
+        stream.flows.push_back(int(specs.size()));
+        specs.push_back(std::move(f));
+        bytes.push_back(t->value);
+        starts.push_back(waited == kNoValue ? b_.constant(0, Dim::seconds(), s.range) : waited);
+        waited = kNoValue;
+        kernel = sum(kernel, t->value);
+        continue;
+      }
       if (is_delay(*t)) {
         stream.items.push_back({-1, int(each_delay.size()), t->name, kind_of(*t)});
         each_delay.push_back(t->value);
@@ -325,10 +360,10 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   std::map<int, std::set<size_t>> takers;  // queue -> the branches whose copies use it
   for (size_t i = 0; i < specs.size(); ++i)
     if (specs[i].queue >= 0) takers[specs[i].queue].insert(planned[i].branch);
-  bool turns = false;
+  bool turns = false, kernel_turns = !compute_turns.empty();
   for (auto& f : specs)
     if (f.queue >= 0 && takers[f.queue].size() < 2) f.queue = -1;
-    else turns = turns || f.queue >= 0;
+    else turns = turns || (f.queue >= 0 && !f.timed);
   ValueId tau = kNoValue;
   cg::FabricMap fabrics = fabric_map(tau);
   cg::BuildError error;
@@ -346,12 +381,16 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
                                             component_names());
   if (!engine || engine->uses_tau()) {
     warn_shared_links(s, par);
+    warn_shared_gpus(s, par, true);
     return par;
   }
   bool sequences = planned.size() > branches.size();
-  std::string row = blocks ? " (copies and flows sharing links)" : " (copies sharing links, as flows)";
+  bool only_kernels = std::all_of(planned.begin(), planned.end(), [](const Planned& p) { return p.index == -2; });
+  std::string row = only_kernels ? " (kernels taking turns on a GPU)"
+                    : blocks     ? " (copies and flows sharing links)"
+                                 : " (copies sharing links, as flows)";
   if (mpi_ops) {
-    bool copies = std::any_of(planned.begin(), planned.end(), [](const Planned& p) { return p.index < 0; });
+    bool copies = std::any_of(planned.begin(), planned.end(), [](const Planned& p) { return p.index == -1; });
     row = copies && blocks ? " (copies, flows and MPI messages sharing links)"
           : copies         ? " (copies and MPI messages sharing links)"
           : blocks         ? " (flows and MPI messages sharing links)"
@@ -366,7 +405,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
                              "one after another"
                            : "max-min fair sharing, each copy after its route's L+O (AHEAD eq. 10)";
   if (mpi_ops) {
-    bool copies = std::any_of(planned.begin(), planned.end(), [](const Planned& p) { return p.index < 0; });
+    bool copies = std::any_of(planned.begin(), planned.end(), [](const Planned& p) { return p.index == -1; });
     bool in_turn = std::any_of(branches.begin(), branches.end(), [](const auto& b) { return b.size() > 1; });
     task.model = fmt::format("max-min fair sharing{}, an MPI operation's messages as flows (fabric model: a step's "
                              "messages after the step before it, its software overhead and its slowest route's "
@@ -374,7 +413,11 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
                              copies ? ", each copy after its route's L+O (AHEAD eq. 10)" : "",
                              in_turn ? ", a branch's items one after another" : "");
   }
+  if (only_kernels) task.model = "a branch's kernels and overheads one after another";
   if (turns) task.model += "; a GPU's copies take turns on its copy engines ([WERK] III)";
+  if (kernel_turns) task.model += "; a GPU's kernels run one at a time, the first issued first ([WERK] III)";
+  // What no flow shares: device-to-device copies of two branches on one GPU.
+  warn_shared_gpus(s, par, false);
   // A link direction with a `bw_duplex` ([WERK] Table II) has that bandwidth while the other direction carries a
   // flow of the par: the engine switches it as flows come and go.
   std::vector<cg::CongestionEngine::Duplex> duplex_links;
@@ -419,28 +462,26 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   return task;
 }
 
-// Work of two branches on one GPU at once: roofline kernels (each priced with the GPU's whole peak and memory
-// bandwidth, models.md section 2) and device-to-device copies (each with its whole `mem_bw`, AHEAD section IV-C).
-// Neither is shared in a `par`, whether its copies become flows or not: says so, once per par, with the first pair.
-void Lowerer::warn_shared_gpus(const Stmt& s, const Task& par) {
-  std::map<std::string, std::pair<size_t, const Task*>> first_on;  // GPU -> the first such work of a branch on it
+// Work of two branches on one GPU at once that the par does not share: device-to-device copies (each priced with the
+// GPU's whole `mem_bw`, AHEAD section IV-C) and, with `kernels`, roofline kernels (each with the whole GPU,
+// models.md section 2) where they do not take turns (a par whose items became flows runs them one at a time).
+// Says so, once per par, with the first pair.
+void Lowerer::warn_shared_gpus(const Stmt& s, const Task& par, bool kernels) {
+  std::map<int32_t, std::pair<size_t, const Task*>> first_on;  // GPU -> the first such work of a branch on it
+  auto d2d = [](const Task& t) { return t.name.starts_with("copy d2d "); };
   std::function<bool(const Task&, size_t)> visit = [&](const Task& t, size_t branch) {
-    std::string gpu;
-    if (t.kind == TaskKind::Op && t.name.starts_with("copy d2d ") && t.track.ends_with(" copies"))
-      gpu = t.track.substr(0, t.track.size() - 7);
-    else if (t.kind == TaskKind::Op && t.part == "kernels" && t.model != "explicit time" && t.track.ends_with(" kernels"))
-      gpu = t.track.substr(0, t.track.size() - 8);
-    if (!gpu.empty()) {
-      auto [it, first] = first_on.try_emplace(gpu, branch, &t);
+    if (t.kind == TaskKind::Op && t.gpu >= 0 && (kernels || d2d(t))) {
+      auto [it, first] = first_on.try_emplace(t.gpu, branch, &t);
       if (!first && it->second.first != branch) {
-        bool copies = it->second.second->name.starts_with("copy d2d ") && t.name.starts_with("copy d2d ");
+        const std::string& gpu = m_.topology.components[size_t(t.gpu)].path;
         diags_.warning(DiagKind::UnmodelledSharing, s.range,
                        fmt::format("`{}` and `{}` in this `par` use `{}` at once, but `par` prices each as if it had "
                                    "the GPU to itself ({})",
                                    it->second.second->name, t.name, gpu,
-                                   copies ? "each copy reads and writes its memory at the whole `mem_bw`"
-                                          : "a roofline kernel takes the GPU's whole peak and memory bandwidth, a d2d "
-                                            "copy its whole `mem_bw`"));
+                                   d2d(*it->second.second) && d2d(t)
+                                       ? "each copy reads and writes its memory at the whole `mem_bw`"
+                                       : "a roofline kernel takes the GPU's whole peak and memory bandwidth, a d2d "
+                                         "copy its whole `mem_bw`"));
         diags_.note(t.range, "the second one");
         return false;
       }

@@ -31,13 +31,17 @@ std::string flows_table(const Evaluation& e) {
     size_t total = row.detail.value("flows_total", flows.size());
     for (size_t i = 0; i < flows.size() && i < kTableFlows; ++i) {
       const auto& f = flows[i];
-      // Under max-min sharing a flow starts later than issued only when it waited for its queue (a copy engine).
+      // Under max-min sharing a flow starts later than issued only when it waited for its queue (a copy engine, or
+      // a kernel's GPU). A kernel's flow shows its time, not bytes.
+      const bool kernel = f.contains("kernel_s");
       std::string waited;
       if (max_min && f.contains("issued_s") && f["issued_s"].get<double>() < f["start_s"].get<double>())
-        waited = fmt::format("  (issued {}, waited for its copy engine)", format_seconds(f["issued_s"].get<double>()));
+        waited = fmt::format("  (issued {}, waited for its {})", format_seconds(f["issued_s"].get<double>()),
+                             kernel ? "GPU" : "copy engine");
       out += fmt::format("  {:<{}}  {}  {}  start {}  end {}{}\n", f["name"].get<std::string>(), w,
-                         f["route"].get<std::string>(),
-                         support::format_quantity(f["bytes"].get<double>(), support::Dim::byte()),
+                         kernel ? std::string("kernel") : f["route"].get<std::string>(),
+                         kernel ? format_seconds(f["kernel_s"].get<double>())
+                                : support::format_quantity(f["bytes"].get<double>(), support::Dim::byte()),
                          format_seconds(f["start_s"].get<double>()), format_seconds(f["end_s"].get<double>()), waited);
     }
     if (total > kTableFlows)
@@ -60,7 +64,7 @@ std::string flows_table(const Evaluation& e) {
     }
     const size_t steps_total = row.detail.value("steps_total", steps.size());
     if (steps_total > kTableSteps) out += fmt::format("    ... {} more steps (see --format json)\n", steps_total - kTableSteps);
-    if (row.detail.contains("links")) {
+    if (row.detail.contains("links") && !row.detail["links"].empty()) {
       const auto& links = row.detail["links"];
       out += "  busiest links (bytes / (bandwidth x makespan)):\n";
       size_t lw = 0;

@@ -59,7 +59,7 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
     const FlowSpec& spec = e->flows_[size_t(f)];
     const std::string& src = t.components[size_t(spec.src)].path;
     const std::string& dst = t.components[size_t(spec.dst)].path;
-    if (spec.src == spec.dst) {
+    if (spec.src == spec.dst && !spec.timed) {
       error = {f, fmt::format("a flow joins two different components, not `{}` to itself", src)};
       return nullptr;
     }
@@ -69,6 +69,10 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
         return nullptr;
       }
     const auto& found = routes[size_t(f)];
+    if (spec.timed && (!found || !found->empty())) {
+      error = {f, "a kernel's flow crosses no link"};
+      return nullptr;
+    }
     if (!found) {
       error = {f, fmt::format("no path of links carries data from `{}` to `{}` (copies do not pass through a gpu)",
                               src, dst)};

@@ -49,6 +49,12 @@ Simulator::Simulator(const CongestionEngine& e, std::span<const double> inputs, 
   for (size_t f = 0; f < flows; ++f)
     for (int h = p_.path_begin[f]; h < p_.path_begin[f + 1]; ++h)
       path_bw_[f] = std::min(path_bw_[f], cap_[size_t(p_.hop_link[size_t(h)])]);
+  // A kernel's flow (FlowSpec::timed) moves its time at one unit per second: factor 1.
+  for (size_t f = 0; f < flows; ++f)
+    if (e.flows_[f].timed) {
+      path_bw_[f] = 1;
+      timed_.push_back(int(f));
+    }
   ws_.reserve(p_);
   // A duplex link's capacity changes as flows come and go: no link is left out as never filling first.
   if (p_.arbitration == Arbitration::MaxMin && e.duplex_.empty()) mark_redundant_links(p_, cap_.data(), ws_);
@@ -105,6 +111,8 @@ void Simulator::compute_rates(uint64_t mask) {
     for (int f = 0; f < p_.flow_count; ++f) rate_[size_t(f)] = factor_[size_t(f)] * path_bw_[size_t(f)];
   } else {
     maxmin_rates(p_, active_.data(), cap_.data(), rate_.data(), ws_);
+    for (int f : timed_)
+      if (active_[size_t(f)]) rate_[size_t(f)] = 1;  // crosses no link: at its own pace
     for (int f = 0; f < p_.flow_count; ++f) factor_[size_t(f)] = rate_[size_t(f)] / path_bw_[size_t(f)];
   }
   if (use_cache_) {
@@ -390,7 +398,7 @@ ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
   };
   std::vector<LinkUse> use(links_.size());
   for (size_t f = 0; f < flows_.size(); ++f) {
-    double bytes = sim.bytes(int(f));
+    double bytes = flows_[f].timed ? 0 : sim.bytes(int(f));  // a kernel's flow moves no bytes: its size is its time
     bytes_total += bytes;
     bool listed = f < g_listing.flows;
     nlohmann::ordered_json hops = nlohmann::ordered_json::array();
@@ -413,6 +421,7 @@ ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
                      {"issued_s", s.issued[f]},
                      {"start_s", s.start[f]},
                      {"end_s", s.end[f]}});
+    if (flows_[f].timed) flows.back()["kernel_s"] = sim.bytes(int(f));
   }
   detail["flows"] = flows;
   if (flows_.size() > g_listing.flows) {
@@ -466,7 +475,7 @@ ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
   r.detail = std::move(detail);
   auto schedule = std::make_shared<Schedule>(std::move(s));
   auto sizes = std::make_shared<std::vector<double>>(flows_.size());
-  for (size_t f = 0; f < flows_.size(); ++f) (*sizes)[f] = sim.bytes(int(f));
+  for (size_t f = 0; f < flows_.size(); ++f) (*sizes)[f] = flows_[f].timed ? 0 : sim.bytes(int(f));
   r.write_flows = [this, schedule, sizes](std::ostream& out, const std::string& prefix) {
     // Each number as fmt's shortest form; a column's text is kept while its value repeats (flows of one size,
     // issued together, ending together), so repeated values are formatted once.

@@ -31,6 +31,10 @@ struct FlowSpec {
   // Max-min only: flows of one queue (a GPU's copy engine) move one at a time, the first issued first (ties by flow
   // order); one issued while another of its queue moves waits for it to end. -1: none.
   int queue = -1;
+  // A kernel of a `par`'s stream (StreamsEngine): it crosses no link (src is dst, its GPU), its size input is its
+  // time in seconds, and it moves at one unit per second while it runs, so it ends that long after it starts; with
+  // `queue` (its GPU's compute), the kernels of one GPU run one at a time, as copies take turns on a copy engine.
+  bool timed = false;
 };
 
 // Which arbitration each link of the topology belongs to (-1: none declared, max-min applies).

@@ -293,10 +293,11 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
     // again whole (like a start, any rate may change).
     duplex_changed = !e_.duplex_.empty() && apply_duplex([&](int l) { return on_size[size_t(l)] > 0; }, &seeds);
     if (!seeds.empty() || !started_now.empty()) {
-      // A flow that crosses no link (an empty route) is its own component.
+      // A flow that crosses no link (an empty route) is its own component: a kernel's (FlowSpec::timed) moves at one
+      // unit per second, another has no rate.
       for (int f : started_now)
         if (path_begin[f] == path_begin[f + 1]) {
-          rate_[size_t(f)] = 0;
+          rate_[size_t(f)] = e_.flows_[size_t(f)].timed ? 1 : 0;
           schedule_end(f);
         }
       solve(t);

@@ -77,6 +77,7 @@ class Simulator {
   std::vector<double> remaining_, issue_, begin_, end_, rate_, factor_;
   std::vector<uint8_t> active_, done_;
   std::vector<int> head_;
+  std::vector<int> timed_;  // the kernels' flows (FlowSpec::timed)
   std::vector<int> queue_head_;  // per queue (FlowSpec::queue): the flow moving, or -1
   std::vector<int> waiting_;     // per flow, then per gate: what it waits for that has not ended or opened
   std::vector<uint64_t> slot_of_flow_;

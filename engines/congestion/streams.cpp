@@ -71,7 +71,7 @@ ir::EngineResult StreamsEngine::run(std::span<const double> inputs) const {
   r.detail["streams"] = std::move(streams);
   r.detail["critical_stream"] = e.critical;
   // Each branch's items one after another: a delay for its own time, a copy from the end of the item before it (its
-  // L+O, then its bytes) to its flow's end, a block's flows side by side.
+  // L+O, then its bytes) to its flow's end, a block's flows side by side, a kernel that took turns from its start.
   const size_t delays = flow_inputs() + 2 * branches_.size();
   auto timeline = nlohmann::ordered_json::array();
   for (size_t i = 0; i < branches_.size(); ++i) {
@@ -80,14 +80,16 @@ ir::EngineResult StreamsEngine::run(std::span<const double> inputs) const {
       double end = item.flow >= 0 ? schedule.end[size_t(item.flow)] : t + inputs[delays + size_t(item.delay)];
       // A block's flows, and an MPI step's messages, run side by side, each from its issue (the end of what it
       // waits for, then its start time).
+      // A kernel that took turns on its GPU (a timed flow) runs from when the GPU took it.
       const bool side_by_side = item.kind == "flow" || item.kind == "mpi";
-      double start = side_by_side ? schedule.issued[size_t(item.flow)] : t;
+      const bool kernel_flow = item.kind == "kernel" && item.flow >= 0;
+      double start = side_by_side ? schedule.issued[size_t(item.flow)] : kernel_flow ? schedule.start[size_t(item.flow)] : t;
       nlohmann::ordered_json j;
-      j["engine"] = item.kind == "flow"                     ? "flows"
-                    : item.kind == "mpi"                   ? "mpi"
-                    : item.flow >= 0 || item.kind == "d2d" ? "copies"
-                    : item.kind == "kernel"                ? "kernels"
-                                                           : "host";
+      j["engine"] = item.kind == "flow"                                     ? "flows"
+                    : item.kind == "mpi"                                   ? "mpi"
+                    : item.kind == "kernel"                                ? "kernels"
+                    : item.flow >= 0 || item.kind == "d2d"                 ? "copies"
+                                                                           : "host";
       j["stream"] = i;
       j["op"] = item.name;
       j["kind"] = item.kind;

@@ -1,6 +1,6 @@
-// streams.h: the branches of a `par` as streams: each a sequence of pinned copies and fixed delays (kernels,
-// overheads), perhaps ending with a `flows` block, the copies and flows of every branch flows of one congestion
-// engine that share the machine's links.
+// streams.h: the branches of a `par` as streams: each a sequence of pinned copies, kernels that take turns on their
+// GPU (timed flows), fixed delays (other kernels, overheads) and `flows` blocks, the copies, kernels and flows of
+// every branch flows of one congestion engine that share the machine's links and queues.
 #pragma once
 #include <memory>
 #include <string>
@@ -19,7 +19,7 @@ class StreamsEngine : public ir::Engine {
   // One item of a branch, for the report's timeline: a copy (its flow) or a delay (which of the delay inputs).
   struct Item {
     int flow = -1, delay = -1;
-    std::string name, kind;  // the operation as written; h2d, d2h, p2p (copies), flow (a block's), mpi (an MPI message), kernel, overhead, d2d (delays)
+    std::string name, kind;  // the operation as written; h2d, d2h, p2p (copies), flow (a block's), mpi (an MPI message), kernel (a flow where it takes turns on its GPU), overhead, d2d (delays)
   };
   struct Branch {
     std::vector<int> flows;  // its copies' flows in the congestion engine, in order, then its block's (may be empty)

@@ -1,6 +1,7 @@
 // maxmin_events_test.cpp: the max-min event loop that solves each event's component alone (maxmin_sim.cpp) against
 // the loop that solves the whole problem at every event, on random fabrics, sizes, starts, flows waiting for one or
-// several others, and queues; a queue's flows moving one at a time, and a flow waiting for two, computed by hand.
+// several others, and queues; a queue's flows moving one at a time, kernels' timed flows taking turns, and a flow
+// waiting for two, computed by hand.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -151,6 +152,45 @@ TEST_CASE("max-min events: a queue's flows move one at a time, the first issued 
     CHECK(s.start[1] == doctest::Approx(2e-3));
     CHECK(s.end[1] == doctest::Approx(3e-3));
   }
+}
+
+TEST_CASE("max-min events: kernels' flows (timed) take turns on their GPU's queue and hold no link, in both loops") {
+  // h1 runs two kernels of 1 ms, both issued at 0, in one queue: the first 0-1 ms, the second 1-2 ms. A copy x of
+  // 20 MB h0 -> h1 at 20 GB/s beside them is not slowed (a kernel crosses no link): 0-1 ms. y (20 MB h0 -> h2) waits
+  // for the second kernel: 2-3 ms. A kernel's flow to a component other than itself, or over a link, is refused.
+  Star star;
+  auto& [net, h0, h1, h2] = star;
+  FlowSpec k1{"k1", h1, h1}, k2{"k2", h1, h1}, x{"x", h0, h1}, y{"y", h0, h2};
+  k1.timed = k2.timed = true;
+  k1.queue = k2.queue = 0;
+  y.after = 1;
+  std::vector<FlowSpec> flows{k1, k2, x, y};
+  FabricMap maxmin{std::vector<int>(net.t.links.size(), -1)};
+  for (bool incremental : {true, false}) {
+    CAPTURE(incremental);
+    BuildError error;
+    auto e = CongestionEngine::build(net.t, maxmin, flows, false, error);
+    REQUIRE(e);
+    e->set_incremental(incremental);
+    std::vector<double> in(e->link_inputs().size(), 20e9);
+    in.insert(in.end(), {1e-3, 1e-3, 20e6, 20e6});  // the kernels' times, then the copies' sizes
+    auto s = e->simulate(in, e->written_rank());
+    REQUIRE(s.error.empty());
+    CHECK(s.start[0] == 0);
+    CHECK(s.end[0] == doctest::Approx(1e-3));
+    CHECK(s.issued[1] == 0);
+    CHECK(s.start[1] == doctest::Approx(1e-3));
+    CHECK(s.end[1] == doctest::Approx(2e-3));
+    CHECK(s.end[2] == doctest::Approx(1e-3));
+    CHECK(s.start[3] == doctest::Approx(2e-3));
+    CHECK(s.end[3] == doctest::Approx(3e-3));
+    CHECK(s.makespan == doctest::Approx(3e-3));
+  }
+  BuildError error;
+  FlowSpec bad{"bad", h0, h1};
+  bad.timed = true;
+  CHECK_FALSE(CongestionEngine::build(net.t, maxmin, {bad}, false, error));
+  CHECK(error.message == "a kernel's flow crosses no link");
 }
 
 TEST_CASE("max-min events: a flow that waits for several starts when the last of them ends, in both loops") {
