@@ -397,7 +397,10 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
                            : " (MPI messages sharing links)";
   }
   Task task = Task::make(TaskKind::Engine, par.name + row, s.range);
-  task.part = planned[0].task->part;  // copies count as overhead (docs/output.md); an engine with delays reports kernels
+  // Copies count as overhead (docs/output.md); an engine with delays reports its kernels apart (kernels_s). A kernel
+  // that takes turns is not the one to give the part, unless there is nothing else.
+  auto first_other = std::find_if(planned.begin(), planned.end(), [](const Planned& p) { return p.index != -2; });
+  task.part = (first_other != planned.end() ? first_other : planned.begin())->task->part;
   task.track = "flows";
   task.model = delays      ? "max-min fair sharing, each copy after its route's L+O (AHEAD eq. 10), a branch's "
                              "copies, kernels and overheads one after another"
