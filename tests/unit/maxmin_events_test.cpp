@@ -41,6 +41,17 @@ struct Star {
 
 bool close(double a, double b) { return a == b || std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); }
 
+// The engine of these flows on the net, run by the loop that solves each event's component (incremental) or by the
+// one that solves every flow at every event.
+std::shared_ptr<CongestionEngine> built(const test::Net& net, const FabricMap& fabric, const std::vector<FlowSpec>& flows,
+                                        bool incremental) {
+  BuildError error;
+  auto e = CongestionEngine::build(net.t, fabric, flows, false, error);
+  REQUIRE(e);
+  e->set_incremental(incremental);
+  return e;
+}
+
 }  // namespace
 
 TEST_CASE("max-min events: solving each event's component gives the times of solving every flow at every event") {
@@ -135,10 +146,7 @@ TEST_CASE("max-min events: a queue's flows move one at a time, the first issued 
   FabricMap maxmin{std::vector<int>(net.t.links.size(), -1)};
   for (bool incremental : {true, false}) {
     CAPTURE(incremental);
-    BuildError error;
-    auto e = CongestionEngine::build(net.t, maxmin, flows, false, error);
-    REQUIRE(e);
-    e->set_incremental(incremental);
+    auto e = built(net, maxmin, flows, incremental);
     std::vector<double> in(e->link_inputs().size(), 20e9);
     in.insert(in.end(), {20e6, 20e6, 20e6});  // sizes
     in.push_back(1e-3);                       // y issued at 1 ms
@@ -168,10 +176,7 @@ TEST_CASE("max-min events: kernels' flows (timed) take turns on their GPU's queu
   FabricMap maxmin{std::vector<int>(net.t.links.size(), -1)};
   for (bool incremental : {true, false}) {
     CAPTURE(incremental);
-    BuildError error;
-    auto e = CongestionEngine::build(net.t, maxmin, flows, false, error);
-    REQUIRE(e);
-    e->set_incremental(incremental);
+    auto e = built(net, maxmin, flows, incremental);
     std::vector<double> in(e->link_inputs().size(), 20e9);
     in.insert(in.end(), {1e-3, 1e-3, 20e6, 20e6});  // the kernels' times, then the copies' sizes
     auto s = e->simulate(in, e->written_rank());
@@ -204,10 +209,7 @@ TEST_CASE("max-min events: a flow that waits for several starts when the last of
   FabricMap maxmin{std::vector<int>(net.t.links.size(), -1)};
   for (bool incremental : {true, false}) {
     CAPTURE(incremental);
-    BuildError error;
-    auto e = CongestionEngine::build(net.t, maxmin, {x, y, z}, false, error);
-    REQUIRE(e);
-    e->set_incremental(incremental);
+    auto e = built(net, maxmin, {x, y, z}, incremental);
     std::vector<double> in;
     for (auto [link, dir] : e->link_inputs()) in.push_back(net.t.links[size_t(link)].a == h0 ? 40e9 : 20e9);
     in.insert(in.end(), {10e6, 30e6, 20e6});
@@ -240,10 +242,7 @@ TEST_CASE("max-min events: a flow waiting for a group starts when the group's la
   FabricMap maxmin{std::vector<int>(net.t.links.size(), -1)};
   for (bool incremental : {true, false}) {
     CAPTURE(incremental);
-    BuildError error;
-    auto e = CongestionEngine::build(net.t, maxmin, {x, y, z, w}, false, error);
-    REQUIRE(e);
-    e->set_incremental(incremental);
+    auto e = built(net, maxmin, {x, y, z, w}, incremental);
     std::vector<double> in;
     for (auto [link, dir] : e->link_inputs()) in.push_back(net.t.links[size_t(link)].a == h0 ? 40e9 : 20e9);
     in.insert(in.end(), {10e6, 30e6, 20e6, 10e6, 0.25e-3});
@@ -276,10 +275,7 @@ TEST_CASE("max-min events: a duplex link's direction has its duplex bandwidth wh
   FabricMap maxmin{std::vector<int>(net.t.links.size(), -1)};
   for (bool incremental : {true, false}) {
     CAPTURE(incremental);
-    BuildError error;
-    auto e = CongestionEngine::build(net.t, maxmin, {x, y}, false, error);
-    REQUIRE(e);
-    e->set_incremental(incremental);
+    auto e = built(net, maxmin, {x, y}, incremental);
     std::vector<CongestionEngine::Duplex> duplex;
     std::vector<double> duplex_bw;
     const auto& links = e->link_inputs();
