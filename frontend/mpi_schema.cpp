@@ -109,9 +109,9 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
       {"sendrecv", point_to_point()},   // and `to` to `from` at the same time
       {"allreduce", collective("auto|recursive_doubling|ring|rabenseifner|binomial_tree|tree|nvls|nvls_tree", true)},
       {"reduce", collective("auto|binomial_tree|rabenseifner|pipeline|ring", true, true)},
-      {"bcast", collective("auto|binomial_tree|scatter_allgather|pipeline|ring", true, true)},
-      {"allgather", collective("auto|ring|recursive_doubling|nvls", true)},
-      {"alltoall", collective("auto|pairwise", true)},
+      {"bcast", collective("auto|binomial_tree|scatter_allgather|scatter_doubling_allgather|pipeline|ring", true, true)},
+      {"allgather", collective("auto|ring|recursive_doubling|bruck|nvls", true)},
+      {"alltoall", collective("auto|pairwise|bruck|scattered", true)},
       {"reduce_scatter", collective("auto|ring|recursive_halving|nvls", true)},
       {"barrier", collective("auto|dissemination", false)},
   };

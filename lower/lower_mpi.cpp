@@ -36,6 +36,9 @@ mpi::Algorithm algorithm_of(const std::string& word) {
   if (word == "scatter_allgather") return mpi::Algorithm::ScatterAllgather;
   if (word == "pipeline") return mpi::Algorithm::Pipeline;
   if (word == "recursive_halving") return mpi::Algorithm::RecursiveHalving;
+  if (word == "bruck") return mpi::Algorithm::Bruck;
+  if (word == "scattered") return mpi::Algorithm::Scattered;
+  if (word == "scatter_doubling_allgather") return mpi::Algorithm::ScatterDoublingAllgather;
   return mpi::Algorithm::Dissemination;
 }
 
@@ -492,6 +495,14 @@ Task Lowerer::lower_mpi(const Stmt& s) {
         diags_.error(DiagKind::ConflictingAttributes, alg_attr->value->range,
                      fmt::format("`algorithm = {}` for `mpi {}` is NCCL's: it needs the nccl model (`model = nccl`)",
                                  alg_word, s.name));
+        return failed;
+      }
+      if (alg == mpi::Algorithm::ScatterDoublingAllgather && (*ranks & (*ranks - 1)) != 0) {
+        diags_.error(DiagKind::ConflictingAttributes, alg_attr->value->range,
+                     fmt::format("`algorithm = scatter_doubling_allgather` gathers the scattered pieces by recursive "
+                                 "doubling, which needs a power-of-two number of ranks, and `ranks` is {} (MPICH runs "
+                                 "it only then); `scatter_allgather` gathers them over a ring",
+                                 *ranks));
         return failed;
       }
     }

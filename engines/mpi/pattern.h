@@ -102,8 +102,15 @@ enum class Algorithm {
   Dissemination,
   ScatterAllgather,
   Pipeline,
-  RecursiveHalving
+  RecursiveHalving,
+  Bruck,                    // allgather, alltoall: ceil(log2 p) steps to r - 2^k (allgather) or r + 2^k (alltoall)
+  Scattered,                // alltoall: every message posted at once, in batches of kAlltoallThrottle
+  ScatterDoublingAllgather  // bcast: binomial scatter, then a recursive-doubling allgather (power-of-two ranks)
 };
+
+// MPICH's alltoall `scattered` posts the messages to at most this many destinations at once
+// (MPIR_CVAR_ALLTOALL_THROTTLE, default 32, src/mpi/coll/cvars.txt).
+constexpr int64_t kAlltoallThrottle = 32;
 
 const char* collective_name(Collective c);
 const char* algorithm_name(Algorithm a);

@@ -274,6 +274,48 @@ TEST_CASE("collectives: the long-message bcast and reduce move 2 (p - 1) / p of 
   CHECK_FALSE(algorithm_allowed(Collective::Reduce, Algorithm::ScatterAllgather));
 }
 
+TEST_CASE("collectives: Bruck, scattered and the recursive-doubling broadcast (MPICH's algorithms)") {
+  // Bruck's allgather over 6 ranks: steps of 1, 2 and 3 blocks to r - 1, r - 2, r - 4: p - 1 = 5 blocks in all.
+  Layout six = make_layout(6, 2, 1, Mapping{});
+  auto ag = collective_rounds(six, Collective::Allgather, Algorithm::Bruck, true);
+  REQUIRE(ag.size() == 3);
+  CHECK(ag[0].size_factor == 1);
+  CHECK(ag[1].size_factor == 2);
+  CHECK(ag[2].size_factor == 2);  // min(4, 6 - 4)
+  CHECK(moved(ag) == 5);
+  REQUIRE(ag[2].messages.size() == 6);
+  CHECK(ag[2].messages[0] == std::pair<int32_t, int32_t>{0, 2});  // 0 - 4 mod 6
+  // Bruck's all-to-all over 8 ranks: 3 steps of the 4 blocks whose index has the step's bit set, to r + 2^k.
+  Layout l = make_layout(8, 4, 2, Mapping{});
+  auto a2a = collective_rounds(l, Collective::Alltoall, Algorithm::Bruck, true);
+  REQUIRE(a2a.size() == 3);
+  for (const auto& round : a2a) CHECK(round.size_factor == 4);
+  CHECK(a2a[1].messages[0] == std::pair<int32_t, int32_t>{0, 2});
+  // Scattered over 40 ranks: 39 shifts in batches of 32 and 7, every message of a batch in flight together.
+  Layout forty = make_layout(40, 8, 4, Mapping{});
+  auto sc = collective_rounds(forty, Collective::Alltoall, Algorithm::Scattered, true);
+  REQUIRE(sc.size() == 2);
+  CHECK(sc[0].messages.size() == 40 * 32);
+  CHECK(sc[1].messages.size() == 40 * 7);
+  CHECK(sc[0].steps_each + sc[1].steps_each == 39);
+  // Without kept messages (the fitted models) it is the pairwise exchange's statistics.
+  auto sc_stats = collective_rounds(forty, Collective::Alltoall, Algorithm::Scattered);
+  auto pw_stats = collective_rounds(forty, Collective::Alltoall, Algorithm::Pairwise);
+  REQUIRE(sc_stats.size() == 1);
+  CHECK(sc_stats[0].stats.messages == pw_stats[0].stats.messages);
+  // The broadcast: 4 scatter steps, then 4 recursive-doubling steps of n / 16 .. n / 2: 2 (p - 1) / p of n.
+  Layout sixteen = make_layout(16, 4, 2, Mapping{});
+  auto bc = collective_rounds(sixteen, Collective::Bcast, Algorithm::ScatterDoublingAllgather);
+  REQUIRE(bc.size() == 8);
+  CHECK(bc[4].size_factor == doctest::Approx(1.0 / 16));
+  CHECK(bc[7].size_factor == doctest::Approx(0.5));
+  CHECK(bc[7].stats.messages == 16);
+  CHECK(moved(bc) == doctest::Approx(2.0 * 15 / 16));
+  CHECK(algorithm_allowed(Collective::Bcast, Algorithm::ScatterDoublingAllgather));
+  CHECK(algorithm_allowed(Collective::Allgather, Algorithm::Bruck));
+  CHECK_FALSE(algorithm_allowed(Collective::Allreduce, Algorithm::Bruck));
+}
+
 TEST_CASE("collectives: a reduce-scatter moves (p - 1) / p of the buffer from each rank") {
   Layout l = make_layout(16, 4, 2, Mapping{});
   CHECK(default_algorithm(Collective::ReduceScatter) == Algorithm::Ring);

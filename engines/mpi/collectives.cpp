@@ -1,0 +1,341 @@
+// collectives.cpp: the collectives' schedules (rounds of messages) by algorithm, their names, the defaults and what
+// each operation allows (docs/models.md section 9.3).
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "engines/mpi/pattern.h"
+#include "engines/mpi/pattern_detail.h"
+
+namespace gpm::mpi {
+
+using namespace detail;
+
+const char* collective_name(Collective c) {
+  switch (c) {
+    case Collective::Allreduce: return "allreduce";
+    case Collective::Reduce: return "reduce";
+    case Collective::Bcast: return "bcast";
+    case Collective::Allgather: return "allgather";
+    case Collective::Alltoall: return "alltoall";
+    case Collective::ReduceScatter: return "reduce_scatter";
+    default: return "barrier";
+  }
+}
+
+const char* algorithm_name(Algorithm a) {
+  switch (a) {
+    case Algorithm::BinomialTree: return "binomial_tree";
+    case Algorithm::RecursiveDoubling: return "recursive_doubling";
+    case Algorithm::Ring: return "ring";
+    case Algorithm::Rabenseifner: return "rabenseifner";
+    case Algorithm::Pairwise: return "pairwise";
+    case Algorithm::ScatterAllgather: return "scatter_allgather";
+    case Algorithm::Pipeline: return "pipeline";
+    case Algorithm::RecursiveHalving: return "recursive_halving";
+    case Algorithm::Bruck: return "bruck";
+    case Algorithm::Scattered: return "scattered";
+    case Algorithm::ScatterDoublingAllgather: return "scatter_doubling_allgather";
+    default: return "dissemination";
+  }
+}
+
+Algorithm default_algorithm(Collective c) {
+  switch (c) {
+    case Collective::Allreduce: return Algorithm::RecursiveDoubling;
+    case Collective::Reduce:
+    case Collective::Bcast: return Algorithm::BinomialTree;
+    case Collective::Allgather: return Algorithm::Ring;
+    case Collective::Alltoall: return Algorithm::Pairwise;
+    case Collective::ReduceScatter: return Algorithm::Ring;
+    default: return Algorithm::Dissemination;
+  }
+}
+
+bool algorithm_allowed(Collective c, Algorithm a) {
+  switch (c) {
+    case Collective::Allreduce:
+      return a == Algorithm::BinomialTree || a == Algorithm::RecursiveDoubling || a == Algorithm::Ring ||
+             a == Algorithm::Rabenseifner;
+    case Collective::Reduce:
+      return a == Algorithm::BinomialTree || a == Algorithm::Rabenseifner || a == Algorithm::Pipeline;
+    case Collective::Bcast:
+      return a == Algorithm::BinomialTree || a == Algorithm::ScatterAllgather || a == Algorithm::Pipeline ||
+             a == Algorithm::ScatterDoublingAllgather;
+    case Collective::Allgather:
+      return a == Algorithm::Ring || a == Algorithm::RecursiveDoubling || a == Algorithm::Bruck;
+    case Collective::Alltoall: return a == Algorithm::Pairwise || a == Algorithm::Bruck || a == Algorithm::Scattered;
+    case Collective::ReduceScatter: return a == Algorithm::Ring || a == Algorithm::RecursiveHalving;
+    default: return a == Algorithm::Dissemination;
+  }
+}
+
+std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a, bool keep_messages,
+                                     int64_t channels) {
+  auto one = [&](double size, double repeat, std::string what, auto partner) {
+    return one_message_round(l, size, repeat, std::move(what), partner, keep_messages);
+  };
+  std::vector<Round> out;
+  const int64_t p = l.ranks;
+  if (p < 2) return out;
+  const int steps = ceil_log2(p);
+  int lg = 0;
+  while ((int64_t(2) << lg) <= p) ++lg;  // pp = 2^lg, the largest power of two <= p
+  const int64_t pp = int64_t(1) << lg, rem = p - pp;
+  auto reduce_rounds = [&](const char* what) {
+    for (int i = 0; i < steps; ++i) {
+      int64_t d = int64_t(1) << i;
+      out.push_back(one(1, 1, fmt::format("{} step {}", what, i + 1),
+                                      [&](int64_t r) { return r % (2 * d) == d ? r - d : -1; }));
+    }
+  };
+  auto bcast_rounds = [&](const char* what) {
+    for (int i = 0; i < steps; ++i) {
+      int64_t d = int64_t(1) << i;
+      out.push_back(one(1, 1, fmt::format("{} step {}", what, i + 1),
+                                      [&](int64_t r) { return r < d && r + d < p ? r + d : -1; }));
+    }
+  };
+  // Ranks beyond the largest power of two first hand their data to a partner below it and get the result back.
+  auto fold_in = [&](double size) {
+    if (rem > 0)
+      out.push_back(one(size, 1, "fold in", [&](int64_t r) { return r >= pp ? r - pp : -1; }));
+  };
+  auto fold_out = [&](double size) {
+    if (rem > 0)
+      out.push_back(one(size, 1, "fold out", [&](int64_t r) { return r < rem ? r + pp : -1; }));
+  };
+  // Recursive halving over the largest power of two p' <= p: steps of n/2, n/4, .. n/p' to r xor p'/2, .., r xor 1.
+  auto halving_rounds = [&](const char* what) {
+    for (int i = 0; i < lg; ++i) {
+      int64_t d = pp >> (i + 1);
+      out.push_back(one(double(d) / double(pp), 1, fmt::format("{} step {}", what, i + 1),
+                                      [&](int64_t r) { return r < pp ? r ^ d : -1; }));
+    }
+  };
+  auto ring = [&](double size, double repeat, const char* what) {
+    Round round = one(size, repeat, what, [&](int64_t r) { return (r + 1) % p; });
+    if (keep_messages && channels > 1) {
+      // Each node's ranks in rank order, the nodes in the order of their first ranks.
+      std::vector<std::vector<int64_t>> node_ranks(size_t(l.nodes));
+      std::vector<int64_t> node_order;
+      for (int64_t r = 0; r < p; ++r) {
+        auto& list = node_ranks[size_t(l.node[size_t(r)])];
+        if (list.empty()) node_order.push_back(l.node[size_t(r)]);
+        list.push_back(r);
+      }
+      round.messages.clear();
+      std::vector<int64_t> sequence;
+      for (int64_t k = 0; k < channels; ++k) {
+        // Channel k enters the nodes in turn at their ranks k and k + 1 (mod a node's ranks) and leaves by the
+        // other, so that the ring goes from node to node between ranks of the same place in their nodes (the same
+        // NIC rail on a rail-optimised cluster); only an odd number of nodes leaves one crossing off it.
+        sequence.clear();
+        for (size_t j = 0; j < node_order.size(); ++j) {
+          const auto& list = node_ranks[size_t(node_order[j])];
+          size_t g = list.size(), first = size_t(k) % g, last = (size_t(k) + 1) % g;
+          if (j % 2 == 1) std::swap(first, last);
+          sequence.push_back(list[first]);
+          for (size_t i = 1; i < g; ++i)
+            if (size_t at = (first + i) % g; at != last) sequence.push_back(list[at]);
+          if (last != first) sequence.push_back(list[last]);
+        }
+        for (size_t i = 0; i < sequence.size(); ++i)
+          round.messages.emplace_back(int32_t(sequence[i]), int32_t(sequence[(i + 1) % sequence.size()]));
+      }
+      round.size_factor = size / double(channels);
+      round.what = fmt::format("{}, {} channels", what, channels);
+    }
+    out.push_back(std::move(round));
+  };
+  // Pipelined (segmented) chain, the "pipeline" broadcast of Pjesivac-Grbovic, Angskun, Bosilca, Fagg, Gabriel and
+  // Dongarra, "Performance analysis of MPI collective operations", Cluster Computing 10(2), 2007, whose Hockney
+  // time is (p + S - 2)(alpha + beta n / S): ranks 0 .. p - 1 in a line, each of S segments handed one hop per
+  // step, every rank forwarding one segment while it receives the next. The reduce runs the same chain towards
+  // rank 0. The step's repeat and message size follow from S at run time (CommEngine).
+  auto chain = [&](bool towards_root, const char* what) {
+    Round round = one(1, 1, what, [&](int64_t r) {
+      return towards_root ? (r > 0 ? r - 1 : -1) : (r + 1 < p ? r + 1 : -1);
+    });
+    round.pipeline_hops = p - 1;
+    out.push_back(std::move(round));
+  };
+  switch (c) {
+    case Collective::Barrier:
+      for (int i = 0; i < steps; ++i) {
+        int64_t d = int64_t(1) << i;
+        out.push_back(one(0, 1, fmt::format("dissemination step {}", i + 1),
+                                        [&](int64_t r) { return (r + d) % p; }));
+      }
+      break;
+    case Collective::Bcast:
+      if (a == Algorithm::ScatterAllgather || a == Algorithm::ScatterDoublingAllgather) {
+        // Long-message broadcast (van de Geijn; Thakur, Rabenseifner and Gropp 2005, section 4.1): a binomial
+        // scatter from rank 0, where a rank r with r mod 2d = 0 hands r + d the share of ranks r + d .. r + 2d - 1
+        // (those below p), then a ring allgather, p - 1 steps of n / p: (log p + p - 1) alpha + 2 (p - 1) / p n beta.
+        // A step's messages are priced at its largest share (they differ only when p is not a power of two).
+        for (int i = 0; i < steps; ++i) {
+          int64_t d = int64_t(1) << (steps - 1 - i), largest = 0;
+          for (int64_t r = 0; r + d < p; r += 2 * d) largest = std::max(largest, std::min(d, p - r - d));
+          out.push_back(one(double(largest) / double(p), 1, fmt::format("scatter step {}", i + 1),
+                                          [&](int64_t r) { return r % (2 * d) == 0 && r + d < p ? r + d : -1; }));
+        }
+        if (a == Algorithm::ScatterAllgather) {
+          ring(1.0 / double(p), double(p - 1), "allgather ring step");
+        } else {
+          // MPICH's MPIR_Bcast_intra_scatter_recursive_doubling_allgather (Thakur, Rabenseifner and Gropp 2005,
+          // section 4.1, for power-of-two ranks): the scattered pieces gathered by recursive doubling, steps of
+          // n 2^i / p to r xor 2^i: (2 log p) alpha + 2 (p - 1) / p n beta. The lowering refuses other rank counts.
+          for (int i = 0; i < lg; ++i) {
+            int64_t d = int64_t(1) << i;
+            out.push_back(one(double(d) / double(p), 1, fmt::format("allgather recursive doubling step {}", i + 1),
+                              [&](int64_t r) { return r < pp ? r ^ d : -1; }));
+          }
+        }
+      } else if (a == Algorithm::Pipeline) {
+        chain(false, "pipelined chain step");
+      } else {
+        bcast_rounds("binomial bcast");
+      }
+      break;
+    case Collective::Reduce:
+      if (a == Algorithm::Rabenseifner) {
+        // Rabenseifner's reduce (Thakur, Rabenseifner and Gropp 2005, section 4.4): fold in, reduce-scatter by
+        // recursive halving, then a binomial gather of the reduced pieces to rank 0:
+        // 2 log p alpha + 2 (p - 1) / p n beta.
+        fold_in(1);
+        halving_rounds("reduce-scatter");
+        for (int i = 0; i < lg; ++i) {
+          int64_t d = int64_t(1) << i;
+          out.push_back(one(double(d) / double(pp), 1, fmt::format("gather step {}", i + 1),
+                                          [&](int64_t r) { return r < pp && r % (2 * d) == d ? r - d : -1; }));
+        }
+      } else if (a == Algorithm::Pipeline) {
+        chain(true, "pipelined chain step");
+      } else {
+        reduce_rounds("binomial reduce");
+      }
+      break;
+    case Collective::Allreduce:
+      if (a == Algorithm::BinomialTree) {
+        reduce_rounds("binomial reduce");
+        bcast_rounds("binomial bcast");
+      } else if (a == Algorithm::Ring) {
+        ring(1.0 / double(p), double(2 * (p - 1)), "ring step (reduce-scatter, then allgather)");
+      } else if (a == Algorithm::Rabenseifner) {
+        fold_in(1);
+        halving_rounds("reduce-scatter");
+        for (int i = 0; i < lg; ++i) {
+          int64_t d = int64_t(1) << i;
+          out.push_back(one(double(d) / double(pp), 1, fmt::format("allgather step {}", i + 1),
+                                          [&](int64_t r) { return r < pp ? r ^ d : -1; }));
+        }
+        fold_out(1);
+      } else {
+        fold_in(1);
+        for (int i = 0; i < lg; ++i) {
+          int64_t d = int64_t(1) << i;
+          out.push_back(one(1, 1, fmt::format("recursive doubling step {}", i + 1),
+                                          [&](int64_t r) { return r < pp ? r ^ d : -1; }));
+        }
+        fold_out(1);
+      }
+      break;
+    case Collective::Allgather:
+      if (a == Algorithm::RecursiveDoubling) {
+        fold_in(1);
+        for (int i = 0; i < lg; ++i) {
+          int64_t d = int64_t(1) << i;
+          out.push_back(one(double(d), 1, fmt::format("recursive doubling step {}", i + 1),
+                                          [&](int64_t r) { return r < pp ? r ^ d : -1; }));
+        }
+        fold_out(double(p));
+      } else if (a == Algorithm::Bruck) {
+        // Bruck's allgather (Bruck et al., IEEE TPDS 8(11), 1997; MPICH's MPIR_Allgather_intra_brucks): ceil(log2 p)
+        // steps, in step k every rank sends the min(2^k, p - 2^k) blocks it holds to r - 2^k, then rotates its
+        // buffer locally: ceil(log2 p) alpha + (p - 1) n beta for any p.
+        for (int k = 0; k < steps; ++k) {
+          int64_t d = int64_t(1) << k;
+          out.push_back(one(double(std::min(d, p - d)), 1, fmt::format("bruck step {}", k + 1),
+                            [&](int64_t r) { return (r - d + p) % p; }));
+        }
+      } else {
+        ring(1, double(p - 1), "ring step");
+      }
+      break;
+    case Collective::ReduceScatter:
+      // Each rank holds n bytes and ends with its n / p share reduced over all ranks (MPI_Reduce_scatter_block).
+      if (a == Algorithm::RecursiveHalving) {
+        // Recursive halving (Thakur, Rabenseifner and Gropp 2005, reduce-scatter: log p alpha + (p - 1) / p n beta):
+        // the p - p' ranks beyond the largest power of two fold their whole buffer in, the p' others exchange
+        // n/2, n/4, .. n/p' with partners r xor p'/2, .., r xor 1, then hand the folded ranks their share.
+        fold_in(1);
+        halving_rounds("recursive halving");
+        fold_out(1.0 / double(p));
+      } else {
+        // Ring (the reduce-scatter half of the ring all-reduce; the long-message pairwise exchange of Thakur et
+        // al. 2005 has the same cost, (p - 1) alpha + (p - 1) / p n beta): p - 1 steps of n / p to r + 1.
+        ring(1.0 / double(p), double(p - 1), "ring step");
+      }
+      break;
+    case Collective::Alltoall: {
+      if (a == Algorithm::Bruck) {
+        // Bruck's all-to-all (Bruck et al. 1997; MPICH's MPIR_Alltoall_intra_brucks): after a local rotation,
+        // ceil(log2 p) steps; in step k every rank sends to r + 2^k the blocks whose index has bit k set (about p / 2
+        // blocks of n), then rotates back: ceil(log2 p) alpha + about (p / 2) ceil(log2 p) n beta.
+        for (int k = 0; k < steps; ++k) {
+          int64_t d = int64_t(1) << k, blocks = 0;
+          for (int64_t j = 0; j < p; ++j) blocks += (j & d) != 0;
+          out.push_back(one(double(blocks), 1, fmt::format("bruck step {}", k + 1),
+                            [&](int64_t r) { return (r + d) % p; }));
+        }
+        break;
+      }
+      if (a == Algorithm::Scattered && keep_messages) {
+        // MPICH's MPIR_Alltoall_intra_scattered: every rank posts its sends to r + i (and receives from r - i) for
+        // a batch of kAlltoallThrottle shifts i at once and waits for them before the next batch; the fabric model
+        // has each batch's messages in flight together. (The fitted models send a rank's messages one after another,
+        // as for the pairwise exchange below.)
+        for (int64_t first = 1; first < p; first += kAlltoallThrottle) {
+          const int64_t last = std::min(p - 1, first + kAlltoallThrottle - 1);
+          Round round = one(1, 1, "", [&](int64_t r) { return (r + first) % p; });
+          for (int64_t i = first + 1; i <= last; ++i) {
+            Round shift = one(1, 1, "", [&](int64_t r) { return (r + i) % p; });
+            round.messages.insert(round.messages.end(), shift.messages.begin(), shift.messages.end());
+          }
+          round.what = fmt::format("scattered batch {} (shifts {} to {})", (first - 1) / kAlltoallThrottle + 1,
+                                   first, last);
+          round.steps_each = double(last - first + 1);
+          out.push_back(std::move(round));
+        }
+        break;
+      }
+      // Pairwise exchange: every rank sends one message to each other rank, one after another. The fabric model
+      // routes them: in round i every rank r sends to r + i mod p.
+      if (keep_messages) {
+        for (int64_t i = 1; i < p; ++i)
+          out.push_back(one(1, 1, fmt::format("pairwise step {}", i), [&](int64_t r) { return (r + i) % p; }));
+        break;
+      }
+      Accumulator acc(l);
+      std::vector<int64_t> on_node(size_t(l.nodes)), on_socket(size_t(l.nodes * l.sockets_per_node));
+      for (int64_t r = 0; r < p; ++r) {
+        on_node[size_t(l.node[size_t(r)])] += 1;
+        on_socket[size_t(l.socket[size_t(r)])] += 1;
+      }
+      for (int64_t r = 0; r < p; ++r) {
+        PatternStats::Signature sig{};
+        int64_t n = on_node[size_t(l.node[size_t(r)])], s = on_socket[size_t(l.socket[size_t(r)])];
+        sig[0] = s - 1;
+        sig[size_t(kSizeKinds)] = n - s;
+        sig[size_t(2 * kSizeKinds)] = p - n;
+        acc.add(r, sig);
+      }
+      out.push_back(Round{acc.finish(), 1, 1, "pairwise exchange", 0, double(p - 1), {}});
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace gpm::mpi

@@ -1,0 +1,118 @@
+// pattern_detail.h: what pattern.cpp and collectives.cpp share to build rounds: per-node sums of a pattern and a
+// round of one message per rank.
+#pragma once
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "engines/mpi/pattern.h"
+
+namespace gpm::mpi::detail {
+
+// Per-node sums of one pattern, built rank by rank.
+class Accumulator {
+ public:
+  explicit Accumulator(const Layout& l)
+      : l_(l),
+        inter_(size_t(l.nodes)),
+        total_(size_t(l.nodes)),
+        senders_(size_t(l.nodes)),
+        leaf_offleaf_(size_t(l.leaves())),
+        leaf_total_(size_t(l.leaves())),
+        leaf_senders_(size_t(l.leaves())),
+        leaf_offleaf_senders_(size_t(l.leaves())),
+        class_senders_{std::vector<int64_t>(size_t(l.nodes * l.sockets_per_node)), std::vector<int64_t>(size_t(l.nodes)),
+                       std::vector<int64_t>(size_t(l.nodes))} {}
+
+  void add(int64_t r, const PatternStats::Signature& sig) {
+    int64_t all = 0, per_class[kClasses]{}, off_leaf = 0;
+    for (int c = 0; c < kRoutes; ++c)
+      for (int k = 0; k < kSizeKinds; ++k) {
+        int64_t n = sig[size_t(c * kSizeKinds + k)];
+        per_class[c == kOffLeaf ? int(Locality::InterNode) : c] += n;  // off-leaf messages are inter-node too
+        if (c == kOffLeaf) off_leaf += n;
+      }
+    for (int64_t x : per_class) all += x;
+    if (all == 0) return;
+    size_t leaf = size_t(l_.leaf_of(r));
+    leaf_offleaf_[leaf] += off_leaf;
+    leaf_total_[leaf] += all;
+    leaf_senders_[leaf] += 1;
+    if (off_leaf) leaf_offleaf_senders_[leaf] += 1;
+    size_t node = size_t(l_.node[size_t(r)]);
+    inter_[node] += per_class[int(Locality::InterNode)];
+    total_[node] += all;
+    senders_[node] += 1;
+    if (per_class[0]) class_senders_[0][size_t(l_.socket[size_t(r)])] += 1;
+    if (per_class[1]) class_senders_[1][node] += 1;
+    if (per_class[2]) class_senders_[2][node] += 1;
+    messages_ += all;
+    if (!have_last_ || sig != last_) {
+      seen_.insert(sig);
+      last_ = sig;
+      have_last_ = true;
+    }
+  }
+
+  PatternStats finish() {
+    PatternStats s;
+    s.signatures.assign(seen_.begin(), seen_.end());
+    s.messages = messages_;
+    for (size_t n = 0; n < inter_.size(); ++n) {
+      s.k_inter = std::max(s.k_inter, inter_[n]);
+      s.k_total = std::max(s.k_total, total_[n]);
+      s.k_prime = std::max(s.k_prime, senders_[n]);
+    }
+    for (int c = 0; c < kClasses; ++c)
+      for (int64_t x : class_senders_[c]) s.k[size_t(c)] = std::max(s.k[size_t(c)], x);
+    for (size_t f = 0; f < leaf_total_.size(); ++f) {
+      s.k_leaf = std::max(s.k_leaf, leaf_offleaf_senders_[f]);
+      s.k_offleaf = std::max(s.k_offleaf, leaf_offleaf_[f]);
+      s.k_leaf_total = std::max(s.k_leaf_total, leaf_total_[f]);
+      s.k_leaf_prime = std::max(s.k_leaf_prime, leaf_senders_[f]);
+    }
+    return s;
+  }
+
+ private:
+  const Layout& l_;
+  std::vector<int64_t> inter_, total_, senders_;
+  std::vector<int64_t> leaf_offleaf_, leaf_total_, leaf_senders_, leaf_offleaf_senders_;
+  std::vector<int64_t> class_senders_[kClasses];
+  std::set<PatternStats::Signature> seen_;
+  PatternStats::Signature last_{};
+  bool have_last_ = false;
+  int64_t messages_ = 0;
+};
+
+// A round where each rank sends at most one message, to partner(r) (or nowhere when it returns -1).
+// With `keep`, the round also lists its messages.
+template <class Partner>
+Round one_message_round(const Layout& l, double size_factor, double repeat, std::string what, Partner partner,
+                        bool keep = false) {
+  Accumulator acc(l);
+  std::vector<std::pair<int32_t, int32_t>> messages;
+  for (int64_t r = 0; r < l.ranks; ++r) {
+    int64_t to = partner(r);
+    if (to < 0 || to == r) continue;
+    PatternStats::Signature sig{};
+    sig[size_t(l.route(r, to) * kSizeKinds)] = 1;
+    acc.add(r, sig);
+    if (keep) messages.emplace_back(int32_t(r), int32_t(to));
+  }
+  Round round;
+  round.stats = acc.finish();
+  round.size_factor = size_factor;
+  round.repeat = repeat;
+  round.what = std::move(what);
+  round.messages = std::move(messages);
+  return round;
+}
+
+inline int ceil_log2(int64_t p) {
+  int k = 0;
+  while ((int64_t(1) << k) < p) ++k;
+  return k;
+}
+
+}  // namespace gpm::mpi::detail
