@@ -20,7 +20,7 @@ struct LoaderOptions {
   std::string stdlib_dir;
   std::vector<std::string> include_dirs;
   // Standard-library files loaded before any user file (closed forms the lowering calls).
-  std::vector<std::string> prelude = {"roofline", "transfer", "pcie", "nvlink", "loggp", "overlap", "nccl"};
+  std::vector<std::string> prelude = {"roofline", "transfer", "pcie", "nvlink", "loggp", "overlap", "nccl", "mpi"};
   // Parse only the prelude's declarations a model refers to (complete_prelude): the files are read and indexed by
   // load_prelude, and parsed, without the fn, type and let declarations no loaded file or given name mentions, once
   // the user's files are loaded.

@@ -26,6 +26,9 @@ std::vector<MpiAttrSpec> collective(const char* algorithms, bool has_bytes, bool
       {K::Keyword, "transport", {}, kTransports, "where the buffers live (default: host)"},
   };
   if (has_bytes) v.push_back({K::Quantity, "bytes", kBytes, "", "bytes of the operation (per rank)"});
+  if (has_bytes)
+    v.push_back({K::Quantity, "element", kBytes, "",
+                 "bytes of one element of the datatype, where an MPI library's choice counts elements (default 8 B)"});
   if (has_segment)
     v.push_back({K::Quantity, "segment", kBytes, "", "algorithm = pipeline: bytes per segment (default: the fastest)"});
   if (std::string_view(algorithms).find("ring") != std::string_view::npos)
@@ -67,7 +70,10 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
         {K::Quantity, "copy_per_byte", kTime / kBytes, "", "host-staged MPI: time per byte of each copy"},
         {K::Quantity, "pin_delay", kTime, "", "GPUDirect: pinning delay of each message"},
         {K::Quantity, "overhead", kTime, "", "fabric model: software latency of each step's messages (default 0)"},
-        {K::Keyword, "library", {}, "", "nccl model: the `library` type of the library's constants (stdlib/nccl.gpm)"}}},
+        {K::Keyword, "library", {}, "", "nccl model: the `library` type of the library's constants (stdlib/nccl.gpm)"},
+        {K::Keyword, "mpi_library", {}, "",
+         "the MPI library whose choice of algorithm collectives that name none follow: an `mpi_library` type "
+         "(stdlib/mpi.gpm)"}}},
       {"network",
        {{K::Keyword, "topology", {}, "fattree", "the topology between the nodes (a tapered fat tree)"},
         {K::Quantity, "nodes_per_leaf", kCount, "", "nodes under each leaf switch"},
@@ -112,7 +118,7 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
       {"bcast", collective("auto|binomial_tree|scatter_allgather|scatter_doubling_allgather|pipeline|ring", true, true)},
       {"allgather", collective("auto|ring|recursive_doubling|bruck|nvls", true)},
       {"alltoall", collective("auto|pairwise|bruck|scattered", true)},
-      {"reduce_scatter", collective("auto|ring|recursive_halving|nvls", true)},
+      {"reduce_scatter", collective("auto|ring|recursive_halving|pairwise|nvls", true)},
       {"barrier", collective("auto|dissemination", false)},
   };
   return table;
@@ -122,6 +128,8 @@ const std::vector<MpiAttrSpec>& settings() {
   static const std::vector<MpiAttrSpec> table = {
       {K::Keyword, "comm_model", {}, kModels, "the point-to-point model of every MPI operation"},
       {K::Keyword, "transport", {}, kTransports, "the transport of every MPI operation"},
+      {K::Keyword, "mpi_library", {}, "none|mpich",
+       "the MPI library whose choice of algorithm collectives follow (none: the models' defaults)"},
   };
   return table;
 }

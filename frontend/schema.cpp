@@ -49,9 +49,31 @@ std::vector<AttrSpec> library_schema() {
   return v;
 }
 
+// An MPI library's collective selection (`type mpich : mpi_library { ... }`, stdlib/mpi.gpm): the thresholds its
+// choice reads (engines/mpi/library_choice.h lists them in its order; a unit test keeps the two lists equal).
+std::vector<AttrSpec> mpi_library_schema() {
+  return {
+      {"allreduce_short", kBytes, "allreduce: recursive doubling up to this size, else Rabenseifner's"},
+      {"reduce_short", kBytes, "reduce: a binomial tree up to this size, else Rabenseifner's"},
+      {"bcast_short", kBytes, "bcast: a binomial tree up to this size"},
+      {"bcast_long", kBytes, "bcast, power-of-two ranks: scatter + recursive-doubling allgather up to this size"},
+      {"bcast_min_ranks", kCount, "bcast: a binomial tree below this many ranks"},
+      {"allgather_short", kBytes, "allgather, other rank counts: Bruck's below this output size, else a ring"},
+      {"allgather_long", kBytes, "allgather, power-of-two ranks: recursive doubling below this output size"},
+      {"reduce_scatter_long", kBytes, "reduce_scatter: recursive halving below this size, else pairwise"},
+      {"alltoall_short", kBytes, "alltoall: Bruck's up to this size per rank (from alltoall_min_ranks ranks)"},
+      {"alltoall_medium", kBytes, "alltoall: scattered up to this size per rank, else pairwise"},
+      {"alltoall_min_ranks", kCount, "alltoall: Bruck's only from this many ranks"},
+      {"bcast_intranode_k", kCount, "node-aware bcast: children per rank of the tree within a node"},
+      {"reduce_intranode_k", kCount, "node-aware reduce: children per rank of the tree within a node (small)"},
+      {"reduce_intranode_k_large", kCount, "node-aware reduce: children per rank of the tree within a node (large)"},
+      {"reduce_intranode_large", kBytes, "node-aware reduce: sizes above this use reduce_intranode_k_large"}};
+}
+
 const std::map<std::string, std::vector<AttrSpec>, std::less<>>& schemas() {
   static const std::map<std::string, std::vector<AttrSpec>, std::less<>> table = {
       {"library", library_schema()},
+      {"mpi_library", mpi_library_schema()},
       {"machine", {{"nodes", kCount, "number of nodes"}}},
       {"cpu",
        {{"cores", kCount, "cores per CPU"},

@@ -256,17 +256,19 @@ void Sema::check_attrs(const std::vector<Attr>& attrs, const std::string& owner,
 }
 
 void Sema::check_type_decl(const TypeDecl& type) {
-  if (!is_component_kind(type.component_kind) && type.component_kind != "link" && type.component_kind != "library") {
+  const bool library = type.component_kind == "library" || type.component_kind == "mpi_library";
+  if (!is_component_kind(type.component_kind) && type.component_kind != "link" && !library) {
     diags_.error(DiagKind::UnknownComponentKind, type.kind_range,
-                 fmt::format("unknown component kind `{}` (cpu, gpu, memory, switch, root, nic, link or library)",
+                 fmt::format("unknown component kind `{}` (cpu, gpu, memory, switch, root, nic, link, library or "
+                             "mpi_library)",
                              type.component_kind));
     return;
   }
   check_attrs(type.attrs, type.component_kind, Scope{});
-  if (type.component_kind != "library") return;
+  if (!library) return;
   // A communication library's model reads every one of its constants: none may be missing.
   std::vector<std::string> missing;
-  for (const auto& spec : *attribute_schema("library")) {
+  for (const auto& spec : *attribute_schema(type.component_kind)) {
     bool given = false;
     for (const auto& a : type.attrs) given = given || a.name == spec.name;
     if (!given) missing.push_back(spec.name);

@@ -59,17 +59,19 @@ void Sema::check_mpi_attrs(std::vector<Attr>& attrs, const std::string& owner, c
         break;
       }
       case MpiAttrSpec::Kind::Keyword: {
-        if (attr.name == "library") {  // a `library` type's name
+        if (attr.name == "library" || attr.name == "mpi_library") {  // a `library` (`mpi_library`) type's name
+          const std::string& kind = attr.name;
           const Decl* named = value.kind == ExprKind::Name && !value.parenthesized ? lookup(value.name, scope) : nullptr;
           bool ok = named && named->kind == DeclKind::Type &&
-                    static_cast<const TypeDecl*>(named)->component_kind == "library";
+                    static_cast<const TypeDecl*>(named)->component_kind == kind;
           if (!ok) {
             std::vector<std::string> libraries;
             for (const auto& [name, decl] : program_.globals)
-              if (decl->kind == DeclKind::Type && static_cast<const TypeDecl*>(decl)->component_kind == "library")
+              if (decl->kind == DeclKind::Type && static_cast<const TypeDecl*>(decl)->component_kind == kind)
                 libraries.push_back(name);
             diags_.error(DiagKind::UnknownType, value.range,
-                         fmt::format("`library` names a `library` type (one of {}){}", join(libraries),
+                         fmt::format("`{}` names {} `{}` type (one of {}){}", kind, kind == "library" ? "a" : "an",
+                                     kind, join(libraries),
                                      value.kind == ExprKind::Name ? did_you_mean(value.name, libraries) : ""));
           }
           break;

@@ -25,6 +25,9 @@ namespace gpm::mpi {
 struct FabricPlacement;
 class FabricCommEngine;
 enum class CommModel : uint8_t;
+enum class Collective;
+struct Layout;
+struct LibraryChoice;
 }
 
 namespace gpm::lower {
@@ -125,6 +128,11 @@ class Lowerer {
   // diagnostic (an NCCL word under another model, a word NCCL does not run).
   bool lower_nccl_choice(const frontend::Stmt& stmt, mpi::CommModel model, const frontend::Attr* algorithm,
                          const std::string& word, MpiFabricRequest& request);
+  // An MPI library's choice of a collective's algorithm (lower_mpi_library.cpp), where the operation names none
+  // and the machine's mpi section (or `--set mpi_library=...`) names an `mpi_library` type: 1 with `out` set, 0
+  // without a library, -1 after a diagnostic. `bytes` is evaluated now (it becomes a shape parameter).
+  int lower_library_choice(const frontend::Stmt& stmt, const MpiMachineInfo& info, mpi::Collective collective,
+                           const mpi::Layout& layout, ValueId bytes, mpi::LibraryChoice& out, std::string& library);
   // The nccl model (lower_mpi_nccl.cpp): NCCL's tuner over bandwidths the fabric gives.
   std::optional<EngineCall> lower_mpi_nccl(const frontend::Stmt& stmt, const MpiMachineInfo& info,
                                            const MpiFabricRequest& request);

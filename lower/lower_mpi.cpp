@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "engines/mpi/library_choice.h"
 #include "engines/mpi/mpi_engine.h"
 #include "frontend/mpi_schema.h"
 #include "lower/lower.h"
@@ -181,6 +182,12 @@ void Lowerer::lower_mpi_section(const MachineDecl& machine) {
     if (it != program_.globals.end() && it->second->kind == DeclKind::Type)
       info->library = static_cast<const TypeDecl*>(it->second);
     info->library_range = a->value->range;
+  }
+  if (const Attr* a = find_attr(section.attrs, "mpi_library")) {
+    auto it = program_.globals.find(a->value->name);
+    if (it != program_.globals.end() && it->second->kind == DeclKind::Type)
+      info->mpi_library = static_cast<const TypeDecl*>(it->second);
+    info->mpi_library_range = a->value->range;
   }
   // The values the engines read, in the order of engines/mpi/p2p.h.
   info->inputs.assign(size_t(mpi::in::kMachineInputs), kNoValue);
@@ -392,6 +399,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
   };
   std::shared_ptr<mpi::CommEngine> engine;
   std::string title;
+  std::string library_note;  // an MPI library's choice of the algorithm, for the model column
   MpiFabricRequest request;  // the fabric model's view of the operation
   request.name = s.name;
   request.transport = choice.transport;
@@ -518,6 +526,20 @@ Task Lowerer::lower_mpi(const Stmt& s) {
                                                         : "its send buffer, `ranks` x `bytes`");
     else if (c != mpi::Collective::Barrier)
       check_rank_buffer(s, inputs[sizes_at], "its buffer of `bytes`");
+    // Where the operation names no algorithm, an MPI library the run names chooses it, as the library would.
+    mpi::NodeAware node_aware;
+    std::string chosen;
+    if (!alg_attr && choice.model != mpi::CommModel::Nccl) {
+      mpi::LibraryChoice lc;
+      std::string library;
+      int decided = lower_library_choice(s, info, c, layout, inputs[sizes_at], lc, library);
+      if (decided < 0) return failed;
+      if (decided > 0) {
+        alg = lc.algorithm;
+        node_aware = lc.node_aware;
+        chosen = fmt::format("{}'s choice ({})", library, lc.why);
+      }
+    }
     // A pipeline's segment size; 0 lets the engine choose the segment count that gives the least time.
     const Attr* segment = find_attr(s.attrs, "segment");
     if (segment && alg != mpi::Algorithm::Pipeline) {
@@ -556,11 +578,13 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     if (on_fabric) {
       request.collective = c;
       request.algorithm = alg;
+      request.node_aware = node_aware;
       request.sizes.assign(inputs.begin() + std::ptrdiff_t(sizes_at), inputs.end());
     } else {
-      engine = mpi::CommEngine::collective(choice, layout, c, alg);
+      engine = mpi::CommEngine::collective(choice, layout, c, alg, node_aware);
     }
-    std::string alg_title = mpi::algorithm_name(alg);
+    std::string alg_title = mpi::algorithm_title(alg, node_aware.on && mpi::has_node_aware(c));
+    library_note = chosen;
     if (choice.model == mpi::CommModel::Nccl)
       alg_title = request.nccl_algorithm >= 0 || request.nccl_protocol >= 0
                       ? fmt::format("nccl {}{}{}", request.nccl_algorithm >= 0 ? alg_word : "",
@@ -586,6 +610,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
   task.part = "communication";
   task.track = "mpi";
   task.model = model_title(choice);
+  if (!library_note.empty()) task.model += "; algorithm: " + library_note;
   task.engine_call = int32_t(m_.engine_calls.size());
   m_.engine_calls.push_back(std::move(call));
   return task;

@@ -40,6 +40,8 @@ struct MpiMachineInfo {
   bool from_section = true;     // false: the defaults of a machine without an `mpi` section
   const frontend::TypeDecl* library = nullptr;  // the nccl model's constants: the section's `library` type
   ir::SourceRange library_range;
+  const frontend::TypeDecl* mpi_library = nullptr;  // the section's `mpi_library` type: collectives' algorithms
+  ir::SourceRange mpi_library_range;
 };
 
 // One operation to price on the fabric: its ranks' layout, its transport, and its pattern (a halo's grid or a
@@ -55,6 +57,7 @@ struct MpiFabricRequest {
   bool p2p = false;  // `send` or `sendrecv`: `window` messages from `from` to `to` (and back when `both`)
   int64_t from = 0, to = 1, window = 1;
   int64_t channels = 1;  // a ring's channels (collective_rounds)
+  mpi::NodeAware node_aware;  // an MPI library's node-aware composition (collective_rounds)
   int nccl_algorithm = -1, nccl_protocol = -1;  // the nccl model: the operation's choice (mpi::NcclAlgo, NcclProto)
   int64_t gpus_per_thread = 1;                   // the nccl model: GPUs one host thread launches the operation on
   bool overlapped_launch = false;                // the nccl model: `launch = overlapped` (back-to-back operations)

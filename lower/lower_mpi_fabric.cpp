@@ -27,11 +27,12 @@ int64_t node_of_path(const std::string& path) {
 // only their sizes, which are inputs, differ (AMGX's 23 halos of three sizes are one engine).
 std::string fabric_engine_key(const MpiFabricRequest& r, const mpi::FabricPlacement& p) {
   const mpi::Layout& l = r.layout;
-  std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|", r.name, r.halo,
-                                r.p2p, int(r.collective), int(r.algorithm), int(r.transport), r.from, r.to, r.window,
-                                r.both, r.channels, r.grid.dims, r.grid.extent[0], r.grid.extent[1], r.grid.extent[2],
-                                r.grid.periodic, r.grid.neighbours, l.ranks, l.ranks_per_node, l.ranks_per_socket,
-                                l.nodes, l.sockets_per_node, l.nodes_per_leaf);
+  std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|", r.name,
+                                r.halo, r.p2p, int(r.collective), int(r.algorithm), int(r.transport), r.from, r.to,
+                                r.window, r.both, r.channels, r.grid.dims, r.grid.extent[0], r.grid.extent[1],
+                                r.grid.extent[2], r.grid.periodic, r.grid.neighbours, l.ranks, l.ranks_per_node,
+                                l.ranks_per_socket, l.nodes, l.sockets_per_node, l.nodes_per_leaf, r.node_aware.on,
+                                r.node_aware.bcast_k, r.node_aware.reduce_k);
   auto append = [&key](const auto& v) {
     key += std::to_string(v.size()) + ':';
     key.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(v[0]));
@@ -158,7 +159,10 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
   const mpi::FabricPlacement& placement = *placed;
   mpi::FabricCommEngine::Operation op;
   op.what = request.halo || request.p2p ? request.name : mpi::collective_name(request.collective);
-  op.algorithm = request.halo || request.p2p ? "" : mpi::algorithm_name(request.algorithm);
+  op.algorithm = request.halo || request.p2p ? ""
+                                              : mpi::algorithm_title(request.algorithm,
+                                                                     request.node_aware.on &&
+                                                                         mpi::has_node_aware(request.collective));
   op.transport = request.transport;
   op.ranks = layout.ranks;
   op.nodes = layout.nodes;
@@ -187,7 +191,8 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
     rounds = mpi::p2p_rounds(layout, request.from, request.to, request.both, request.window, true);
     for (const auto& r : rounds) messages += r.messages.size();
   } else {
-    rounds = mpi::collective_rounds(layout, request.collective, request.algorithm, true, request.channels);
+    rounds = mpi::collective_rounds(layout, request.collective, request.algorithm, true, request.channels,
+                                    request.node_aware);
     for (const auto& r : rounds) messages += r.messages.size();
   }
   // Every message is a flow (three with staging): refuse what would not fit in memory before building them.

@@ -40,6 +40,10 @@ const char* algorithm_name(Algorithm a) {
   }
 }
 
+std::string algorithm_title(Algorithm a, bool node_aware) {
+  return node_aware ? fmt::format("node-aware {}", algorithm_name(a)) : std::string(algorithm_name(a));
+}
+
 Algorithm default_algorithm(Collective c) {
   switch (c) {
     case Collective::Allreduce: return Algorithm::RecursiveDoubling;
@@ -65,13 +69,122 @@ bool algorithm_allowed(Collective c, Algorithm a) {
     case Collective::Allgather:
       return a == Algorithm::Ring || a == Algorithm::RecursiveDoubling || a == Algorithm::Bruck;
     case Collective::Alltoall: return a == Algorithm::Pairwise || a == Algorithm::Bruck || a == Algorithm::Scattered;
-    case Collective::ReduceScatter: return a == Algorithm::Ring || a == Algorithm::RecursiveHalving;
+    case Collective::ReduceScatter:
+      return a == Algorithm::Ring || a == Algorithm::RecursiveHalving || a == Algorithm::Pairwise;
     default: return a == Algorithm::Dissemination;
   }
 }
 
+namespace {
+
+// A round of the given messages, a rank possibly sending several (one after another under the fitted models, in
+// flight together under the fabric model), with their statistics.
+Round messages_round(const Layout& l, std::vector<std::pair<int32_t, int32_t>> messages, double size, double repeat,
+                     std::string what, bool keep) {
+  std::stable_sort(messages.begin(), messages.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  Accumulator acc(l);
+  for (size_t i = 0; i < messages.size();) {
+    const int32_t r = messages[i].first;
+    PatternStats::Signature sig{};
+    for (; i < messages.size() && messages[i].first == r; ++i)
+      sig[size_t(l.route(r, messages[i].second) * kSizeKinds)] += 1;
+    acc.add(r, sig);
+  }
+  Round round;
+  round.stats = acc.finish();
+  round.size_factor = size;
+  round.repeat = repeat;
+  round.what = std::move(what);
+  if (keep) round.messages = std::move(messages);
+  return round;
+}
+
+std::vector<Round> flat_rounds(const Layout& l, Collective c, Algorithm a, bool keep_messages, int64_t channels);
+
+// MPICH ch4's node-aware composition (pattern.h, NodeAware): the nodes' first ranks (MPICH's node_roots_comm, in
+// the order of their first ranks) run `inter`; within each node a k-ary tree over the node's ranks in rank order
+// (release_gather.c's `kary` tree: rank i's children are k i + 1 .. k i + k), all nodes at once.
+std::vector<Round> node_aware_rounds(const Layout& l, Collective c, Algorithm inter, bool keep, NodeAware na) {
+  std::vector<std::vector<int32_t>> members(size_t(l.nodes));
+  std::vector<int32_t> leaders;
+  for (int64_t r = 0; r < l.ranks; ++r) {
+    auto& m = members[size_t(l.node[size_t(r)])];
+    if (m.empty()) leaders.push_back(int32_t(r));
+    m.push_back(int32_t(r));
+  }
+  size_t most = 0;
+  for (const auto& m : members) most = std::max(most, m.size());
+  std::vector<Round> out;
+  // A k-ary tree in each node: up (children to parents, the deepest level first) or down (parents to children).
+  auto tree = [&](int64_t k, bool up, double size, const char* what) {
+    std::vector<int> depth(most, 0);
+    int deepest = 0;
+    for (size_t i = 1; i < most; ++i) deepest = std::max(deepest, depth[i] = depth[(i - 1) / size_t(k)] + 1);
+    for (int step = 0; step < deepest; ++step) {
+      const int level = up ? deepest - step : step + 1;  // the level of the children of this step
+      std::vector<std::pair<int32_t, int32_t>> msgs;
+      for (const auto& m : members)
+        for (size_t i = 1; i < m.size(); ++i)
+          if (depth[i] == level) {
+            const int32_t child = m[i], parent = m[(i - 1) / size_t(k)];
+            msgs.emplace_back(up ? child : parent, up ? parent : child);
+          }
+      out.push_back(messages_round(l, std::move(msgs), size, 1, fmt::format("{} in each node, level {}", what, step + 1),
+                                   keep));
+    }
+  };
+  auto among_nodes = [&](Collective sub) {
+    if (leaders.size() < 2) return;
+    Layout nodes = make_layout(int64_t(leaders.size()), 1, 1, Mapping{});
+    for (const Round& r : flat_rounds(nodes, sub, inter, true, 1)) {
+      std::vector<std::pair<int32_t, int32_t>> msgs;
+      msgs.reserve(r.messages.size());
+      for (const auto& [a, b] : r.messages) msgs.emplace_back(leaders[size_t(a)], leaders[size_t(b)]);
+      Round g = messages_round(l, std::move(msgs), r.size_factor, r.repeat, "among nodes: " + r.what, keep);
+      g.pipeline_hops = r.pipeline_hops;
+      g.steps_each = r.steps_each;
+      out.push_back(std::move(g));
+    }
+  };
+  switch (c) {
+    case Collective::Allreduce:
+      tree(na.reduce_k, true, 1, "reduce");
+      among_nodes(Collective::Allreduce);
+      tree(na.bcast_k, false, 1, "bcast");
+      break;
+    case Collective::Bcast:
+      among_nodes(Collective::Bcast);
+      tree(na.bcast_k, false, 1, "bcast");
+      break;
+    case Collective::Reduce:
+      tree(na.reduce_k, true, 1, "reduce");
+      among_nodes(Collective::Reduce);
+      break;
+    default:  // barrier: gather within each node, the nodes' barrier, release within each node (no bytes)
+      tree(na.reduce_k, true, 0, "gather");
+      among_nodes(Collective::Barrier);
+      tree(na.bcast_k, false, 0, "release");
+      break;
+  }
+  return out;
+}
+
+}  // namespace
+
+bool has_node_aware(Collective c) {
+  return c == Collective::Allreduce || c == Collective::Bcast || c == Collective::Reduce || c == Collective::Barrier;
+}
+
 std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a, bool keep_messages,
-                                     int64_t channels) {
+                                     int64_t channels, NodeAware node_aware) {
+  if (node_aware.on && has_node_aware(c) && node_aware.bcast_k >= 1 && node_aware.reduce_k >= 1)
+    return node_aware_rounds(l, c, a, keep_messages, node_aware);
+  return flat_rounds(l, c, a, keep_messages, channels);
+}
+
+namespace {
+
+std::vector<Round> flat_rounds(const Layout& l, Collective c, Algorithm a, bool keep_messages, int64_t channels) {
   auto one = [&](double size, double repeat, std::string what, auto partner) {
     return one_message_round(l, size, repeat, std::move(what), partner, keep_messages);
   };
@@ -272,6 +385,12 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a,
         fold_in(1);
         halving_rounds("recursive halving");
         fold_out(1.0 / double(p));
+      } else if (a == Algorithm::Pairwise) {
+        // The long-message pairwise exchange (Thakur et al. 2005; MPICH's MPIR_Reduce_scatter_intra_pairwise): in
+        // step i every rank sends the n / p share of rank r + i to it: the ring's cost, (p - 1) alpha + (p - 1) / p n
+        // beta, over other routes.
+        for (int64_t i = 1; i < p; ++i)
+          out.push_back(one(1.0 / double(p), 1, fmt::format("pairwise step {}", i), [&](int64_t r) { return (r + i) % p; }));
       } else {
         // Ring (the reduce-scatter half of the ring all-reduce; the long-message pairwise exchange of Thakur et
         // al. 2005 has the same cost, (p - 1) alpha + (p - 1) / p n beta): p - 1 steps of n / p to r + 1.
@@ -337,5 +456,7 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a,
   }
   return out;
 }
+
+}  // namespace
 
 }  // namespace gpm::mpi

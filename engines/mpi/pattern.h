@@ -114,6 +114,8 @@ constexpr int64_t kAlltoallThrottle = 32;
 
 const char* collective_name(Collective c);
 const char* algorithm_name(Algorithm a);
+// The algorithm as reports name it: "rabenseifner", or "node-aware rabenseifner" for a node-aware composition.
+std::string algorithm_title(Algorithm a, bool node_aware);
 // The default algorithm of each collective (docs/models.md).
 Algorithm default_algorithm(Collective c);
 bool algorithm_allowed(Collective c, Algorithm a);
@@ -123,8 +125,21 @@ bool algorithm_allowed(Collective c, Algorithm a);
 // With kept messages, `channels` > 1 makes a ring algorithm that many rings side by side, each carrying 1 / channels
 // of every step's bytes (NCCL's channels): channel k joins consecutive nodes by their k-th or (k + 1)-th ranks (the
 // same place in both nodes), so the channels spread over the nodes' NICs.
+// MPICH ch4's node-aware compositions (maint/tuning/coll/ch4/generic.json, "composition alpha" and "beta";
+// src/mpid/ch4/src/ch4_coll_impl.h): on a communicator of several nodes with several ranks on some node, an
+// allreduce reduces within each node to the node's first rank, runs `a` among those ranks, and broadcasts within each
+// node; a bcast runs `a` among the nodes' first ranks, then broadcasts within each node; a reduce reduces within
+// each node, then runs `a` among them; a barrier synchronises within each node, then runs `a` among them, then
+// releases the node. Within a node the shared-memory collectives (release_gather.c) use k-ary trees: a broadcast's
+// of `bcast_k` children per rank, a reduce's of `reduce_k`.
+struct NodeAware {
+  bool on = false;
+  int64_t bcast_k = 64, reduce_k = 2;
+};
 std::vector<Round> collective_rounds(const Layout& layout, Collective c, Algorithm a, bool keep_messages = false,
-                                     int64_t channels = 1);
+                                     int64_t channels = 1, NodeAware node_aware = {});
+// Whether `c` has a node-aware composition (allreduce, bcast, reduce, barrier).
+bool has_node_aware(Collective c);
 
 // A point-to-point operation (OSU-style): `window` messages from rank `from` to rank `to`, and as many back when
 // `both`. Kept messages: one round holding every message of the window (they are in flight together); otherwise

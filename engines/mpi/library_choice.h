@@ -1,0 +1,30 @@
+// library_choice.h: an MPI library's choice of a collective's algorithm, made as the library makes it, from the
+// thresholds of an `mpi_library` type (stdlib/mpi.gpm). The one library described is MPICH: its collective selection
+// (maint/tuning/coll/mpir/generic.json for the algorithm, maint/tuning/coll/ch4/generic.json for the node-aware
+// compositions of its ch4 device), with an operation taken as MPICH's defaults see it: an intra-communicator, a
+// built-in commutative reduction (MPI_SUM), separate send and receive buffers.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "engines/mpi/pattern.h"
+
+namespace gpm::mpi {
+
+// The attributes of an `mpi_library` type, in the order mpich_choice reads them (frontend/schema.cpp checks that a
+// type gives each; stdlib/mpi.gpm gives MPICH's with their sources).
+const std::vector<std::string>& mpi_library_attributes();
+
+struct LibraryChoice {
+  Algorithm algorithm = Algorithm::BinomialTree;  // over every rank, or among the nodes' first ranks (node_aware)
+  NodeAware node_aware;
+  std::string why;        // the rule that chose it, for the report
+  bool counted = false;   // an element count decided it, and another element size (1 to 16 B) would decide otherwise
+};
+
+// MPICH's choice for `c` over the ranks of `layout` with `bytes` (the operation's `bytes`, as gpm operations give
+// them) and elements of `element` bytes. `values` holds the library's attributes in mpi_library_attributes() order.
+LibraryChoice mpich_choice(const std::vector<double>& values, Collective c, const Layout& layout, double bytes,
+                           double element);
+
+}  // namespace gpm::mpi

@@ -1,0 +1,83 @@
+// lower_mpi_library.cpp: an MPI library's choice of a collective's algorithm at lowering: the `mpi_library` type the
+// run names (`--set mpi_library=...`, or the machine's mpi section), its thresholds, and the operation's bytes and
+// element size (engines/mpi/library_choice.h applies the library's rules).
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "engines/mpi/library_choice.h"
+#include "lower/lower.h"
+#include "lower/lower_mpi.h"
+
+namespace gpm::lower {
+
+using namespace frontend;
+
+int Lowerer::lower_library_choice(const Stmt& s, const MpiMachineInfo& info, mpi::Collective c,
+                                  const mpi::Layout& layout, ValueId bytes, mpi::LibraryChoice& out,
+                                  std::string& library) {
+  // The run's setting first (`none` turns the machine's library off), then the machine's section.
+  const TypeDecl* lib = info.mpi_library;
+  SourceRange lib_site = info.mpi_library_range;
+  if (auto it = keywords_.find("mpi_library"); it != keywords_.end()) {
+    lib = nullptr;
+    lib_site = {};
+    if (it->second != "none") {
+      auto found = program_.globals.find(it->second);
+      if (found != program_.globals.end() && found->second->kind == DeclKind::Type &&
+          static_cast<const TypeDecl*>(found->second)->component_kind == "mpi_library")
+        lib = static_cast<const TypeDecl*>(found->second);
+      if (!lib) {
+        diags_.error(DiagKind::UnknownType, {},
+                     fmt::format("--set mpi_library={}: no `mpi_library` type of that name is loaded", it->second));
+        return -1;
+      }
+    }
+  }
+  if (!lib) return 0;
+  library = lib->name;
+  // The library's thresholds, in the order the choice reads them (sema requires every one; a guard for hand-built
+  // programs). They decide the shape of the operation, so each is a constant of the model.
+  std::vector<double> values;
+  for (const auto& name : mpi::mpi_library_attributes()) {
+    const Attr* a = nullptr;
+    for (const auto& attr : lib->attrs)
+      if (attr.name == name) a = &attr;
+    if (!a) {
+      diags_.error(DiagKind::MissingAttribute, lib->name_range,
+                   fmt::format("mpi_library `{}` lacks `{}`", lib->name, name));
+      return -1;
+    }
+    double v = eager_value(lower_expr(*a->value));
+    if (!std::isfinite(v) || v < 0) {
+      diags_.error(DiagKind::InvalidAttributeValue, a->value->range,
+                   fmt::format("`{}` of mpi_library `{}` is {}; it must be a finite value of at least zero", name,
+                               lib->name, v));
+      return -1;
+    }
+    values.push_back(v);
+  }
+  // The operation's bytes and element size decide the algorithm: both become shape parameters.
+  const double n = eager_value(bytes);
+  double element = 8;
+  const Attr* element_attr = find_attr(s.attrs, "element");
+  if (element_attr) {
+    element = eager_value(lower_expr(*element_attr->value));
+    if (!std::isfinite(element) || element <= 0) {
+      diags_.error(DiagKind::NonPositiveValue, element_attr->value->range,
+                   fmt::format("`element` of `mpi {}` is {} B; an element has at least one byte", s.name, element));
+      return -1;
+    }
+  }
+  if (!std::isfinite(n) || n < 0) return -1;  // the operation's checks report it
+  out = mpi::mpich_choice(values, c, layout, n, element);
+  if (out.counted && !element_attr)
+    diags_.warning(DiagKind::AssumedValue, s.range,
+                   fmt::format("`mpi {}` of {:g} B: {}'s choice ({}) depends on how many elements the buffer holds, "
+                               "counted here as 8-byte elements (MPI_DOUBLE); give `element = 4 B` (or the datatype's "
+                               "size) if they are not",
+                               s.name, n, lib->name, mpi::algorithm_title(out.algorithm, out.node_aware.on)));
+  return 1;
+}
+
+}  // namespace gpm::lower
