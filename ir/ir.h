@@ -149,6 +149,8 @@ struct Module {
   // Parameter slots whose values the lowering used to decide the module's shape (array sizes, indices,
   // precision, placement): changing one needs lowering again.
   std::set<int32_t> shape_slots;
+  // An MPI library chose some operation's algorithm (reports show the choice per point).
+  bool library_choices = false;
   int find_param(const std::string& name) const;
 };
 

@@ -528,7 +528,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
       check_rank_buffer(s, inputs[sizes_at], "its buffer of `bytes`");
     // Where the operation names no algorithm, an MPI library the run names chooses it, as the library would.
     mpi::NodeAware node_aware;
-    std::string chosen;
+    std::string chosen, chosen_by;
     if (!alg_attr && choice.model != mpi::CommModel::Nccl) {
       mpi::LibraryChoice lc;
       std::string library;
@@ -538,6 +538,8 @@ Task Lowerer::lower_mpi(const Stmt& s) {
         alg = lc.algorithm;
         node_aware = lc.node_aware;
         chosen = fmt::format("{}'s choice ({})", library, lc.why);
+        chosen_by = library;
+        m_.library_choices = true;
       }
     }
     // A pipeline's segment size; 0 lets the engine choose the segment count that gives the least time.
@@ -579,9 +581,11 @@ Task Lowerer::lower_mpi(const Stmt& s) {
       request.collective = c;
       request.algorithm = alg;
       request.node_aware = node_aware;
+      request.chosen_by = chosen_by;
       request.sizes.assign(inputs.begin() + std::ptrdiff_t(sizes_at), inputs.end());
     } else {
       engine = mpi::CommEngine::collective(choice, layout, c, alg, node_aware);
+      engine->set_chosen_by(chosen_by);
     }
     std::string alg_title = mpi::algorithm_title(alg, node_aware.on && mpi::has_node_aware(c));
     library_note = chosen;

@@ -33,6 +33,7 @@ std::string fabric_engine_key(const MpiFabricRequest& r, const mpi::FabricPlacem
                                 r.grid.extent[2], r.grid.periodic, r.grid.neighbours, l.ranks, l.ranks_per_node,
                                 l.ranks_per_socket, l.nodes, l.sockets_per_node, l.nodes_per_leaf, r.node_aware.on,
                                 r.node_aware.bcast_k, r.node_aware.reduce_k);
+  key += r.chosen_by + '|';
   auto append = [&key](const auto& v) {
     key += std::to_string(v.size()) + ':';
     key.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(v[0]));
@@ -164,6 +165,7 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
                                                                      request.node_aware.on &&
                                                                          mpi::has_node_aware(request.collective));
   op.transport = request.transport;
+  op.chosen_by = request.chosen_by;
   op.ranks = layout.ranks;
   op.nodes = layout.nodes;
   op.ranks_per_node = layout.ranks_per_node;

@@ -191,9 +191,9 @@ bool predict_same_shape(driver::Session& session, const driver::Compiled& base, 
     point.predicted_s = jitted ? jitted->point()(point.values.data(), phases.data())
                                : backend::evaluate_point(module, bound, scratch, phases.data());
     if (!std::isnan(point.predicted_s)) {
-      if (ir::has_engine(module, "mpi-nccl")) {  // the full evaluation, for the choice the report shows
+      if (ir::has_engine(module, "mpi-nccl") || module.library_choices) {  // the full evaluation, for the choice the report shows
         backend::Evaluation e;
-        if (backend::evaluate(module, bound, session.diags(), e)) point.choice = backend::nccl_choices(e);
+        if (backend::evaluate(module, bound, session.diags(), e)) point.choice = backend::operation_choices(e);
       }
       continue;
     }
@@ -229,7 +229,7 @@ bool predict_reshaped(driver::Session& session, const driver::Compiled& base, co
       return false;
     }
     point.predicted_s = evaluation.total_s;
-    point.choice = backend::nccl_choices(evaluation);
+    point.choice = backend::operation_choices(evaluation);
   }
   return true;
 }

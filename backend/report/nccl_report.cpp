@@ -1,5 +1,6 @@
 // nccl_report.cpp: the choice of MPI operations priced on the nccl model in the table: the algorithm and protocol
-// chosen and every one the library considered, with its latency, bus bandwidth and time.
+// chosen and every one the library considered, with its latency, bus bandwidth and time; and the choices of an
+// evaluation (the nccl model's, an MPI library's) for `gpmc validate` and `gpmc sweep`.
 #include <fmt/format.h>
 
 #include "backend/report/report.h"
@@ -29,13 +30,17 @@ std::string nccl_choice_table(const Evaluation& e) {
   return out;
 }
 
-std::string nccl_choices(const Evaluation& e) {
+std::string operation_choices(const Evaluation& e) {
   std::string out;
   for (const auto& phase : e.phases)
-    for (const auto& row : phase.rows)
-      if (row.detail.is_object() && row.detail.value("comm_model", std::string()) == "nccl")
+    for (const auto& row : phase.rows) {
+      if (!row.detail.is_object()) continue;
+      if (row.detail.value("comm_model", std::string()) == "nccl")
         out += (out.empty() ? "" : ", ") + row.detail["algorithm"].get<std::string>() + "/" +
                row.detail["protocol"].get<std::string>();
+      else if (row.detail.contains("chosen_by"))  // an MPI library's choice
+        out += (out.empty() ? "" : ", ") + row.detail.value("algorithm", std::string());
+    }
   return out;
 }
 

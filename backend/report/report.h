@@ -22,8 +22,9 @@ std::string flows_table(const Evaluation& evaluation);
 std::string fabric_steps_table(const Evaluation& evaluation);
 // Operations priced on the nccl model: the algorithm and protocol chosen and every candidate (nccl_report.cpp).
 std::string nccl_choice_table(const Evaluation& evaluation);
-// The algorithm/protocol the nccl model chose for each of its operations, joined by ", " (empty when none).
-std::string nccl_choices(const Evaluation& evaluation);
+// The algorithm/protocol the nccl model chose for each of its operations, and the algorithm an MPI library chose
+// for each of its own, joined by ", " (empty when none).
+std::string operation_choices(const Evaluation& evaluation);
 nlohmann::ordered_json flows_json(const Evaluation& evaluation);
 // The whole run as Chrome trace events (timeline.cpp): phases, every operation on its resource's track at the time
 // the task tree places it, each offload's schedule as a process (docs/output.md, Timeline).

@@ -387,6 +387,7 @@ ir::EngineResult FabricCommEngine::run(std::span<const double> inputs) const {
   auto& d = r.detail;
   d["operation"] = op_.what;
   if (!op_.algorithm.empty()) d["algorithm"] = op_.algorithm;
+  if (!op_.chosen_by.empty()) d["chosen_by"] = op_.chosen_by;
   d["comm_model"] = "fabric";
   d["transport"] = transport_name(op_.transport);
   d["ranks"] = op_.ranks;

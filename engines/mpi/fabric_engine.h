@@ -36,6 +36,7 @@ class FabricCommEngine : public ir::Engine {
   struct Operation {
     std::string what;       // "halo" or the collective
     std::string algorithm;  // empty for a halo
+    std::string chosen_by;  // who chose the algorithm when not the operation (an MPI library), or empty
     Transport transport = Transport::GpuDirect;  // GpuDirect: GPU to GPU; Staged: through host memory
     int64_t ranks = 0, nodes = 0, ranks_per_node = 0;
     bool halo = false;

@@ -108,6 +108,7 @@ ir::EngineResult CommEngine::run(std::span<const double> inputs) const {
   auto& d = r.detail;
   d["operation"] = what_;
   if (!algorithm_.empty()) d["algorithm"] = algorithm_;
+  if (!chosen_by_.empty()) d["chosen_by"] = chosen_by_;
   d["comm_model"] = comm_model_name(choice_.model);
   d["transport"] = transport_name(choice_.transport);
   d["ranks"] = ranks_;

@@ -31,6 +31,8 @@ class CommEngine : public ir::Engine {
   std::string describe() const override;
   // How many size inputs follow the machine's values.
   int size_inputs() const { return halo_ ? kSizeKinds : 2; }
+  // Who chose the algorithm when not the operation (an MPI library: "mpich"), for the report's detail.
+  void set_chosen_by(std::string who) { chosen_by_ = std::move(who); }
   const std::vector<Round>& rounds() const { return rounds_; }
 
  private:
@@ -48,6 +50,7 @@ class CommEngine : public ir::Engine {
   Choice choice_;
   bool halo_ = false;
   std::string what_;  // "halo" or the collective's name
+  std::string chosen_by_;
   std::string algorithm_;
   std::vector<Round> rounds_;
   int64_t ranks_ = 0, nodes_ = 0, ranks_per_node_ = 0, ranks_per_socket_ = 0, leaves_ = 1;

@@ -38,11 +38,11 @@ class Writer {
   Writer(const std::string& format, const driver::Sweep& sweep, const ir::Module& module,
          std::vector<std::string> phase_names, const support::SourceManager& sources)
       : format_(format), sweep_(sweep), module_(module), phase_names_(std::move(phase_names)), sources_(sources) {
-    // The nccl model chooses an algorithm and protocol per point: a `chosen` column shows them (each such point
-    // is evaluated once more in full for it).
-    choices_ = ir::has_engine(module, "mpi-nccl");
+    // The nccl model chooses an algorithm and protocol per point, an MPI library an algorithm: a `chosen` column
+    // shows them (each such point is evaluated once more in full for it).
+    choices_ = ir::has_engine(module, "mpi-nccl") || module.library_choices;
     for (uint64_t i = 0; i < sweep.size() && i < 4096 && !choices_; ++i)
-      choices_ = ir::has_engine(sweep.module_at(i), "mpi-nccl");
+      choices_ = ir::has_engine(sweep.module_at(i), "mpi-nccl") || sweep.module_at(i).library_choices;
   }
 
   nlohmann::ordered_json provenance;  // JSON: what produced the sweep (before its points)
@@ -160,14 +160,14 @@ class Writer {
   }
 
  private:
-  // What the nccl model chose at point `i` (the full evaluation of that point), or empty.
+  // What the nccl model or an MPI library chose at point `i` (the full evaluation of that point), or empty.
   std::string choice(uint64_t i) const {
     const ir::Module& module = sweep_.module_at(i);
-    if (!ir::has_engine(module, "mpi-nccl")) return "";
+    if (!(ir::has_engine(module, "mpi-nccl") || module.library_choices)) return "";
     support::DiagnosticEngine diags(sources_);
     backend::Evaluation e;
     if (!backend::evaluate(module, sweep_.bound_at(i), diags, e)) return "";
-    return backend::nccl_choices(e);
+    return backend::operation_choices(e);
   }
   // A point's value of each varied parameter: CSV fields (each followed by a comma), or a JSON object.
   void csv_coordinates(const double* at) {
