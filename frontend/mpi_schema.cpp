@@ -113,7 +113,7 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
         {K::Keyword, "transport", {}, kTransports, "where the buffers live (default: host)"}}},
       {"send", point_to_point()},       // `from` sends to `to`
       {"sendrecv", point_to_point()},   // and `to` to `from` at the same time
-      {"allreduce", collective("auto|recursive_doubling|ring|rabenseifner|binomial_tree|tree|nvls|nvls_tree", true)},
+      {"allreduce", collective("auto|recursive_doubling|ring|rabenseifner|binomial_tree|hierarchical|tree|nvls|nvls_tree", true)},
       {"reduce", collective("auto|binomial_tree|rabenseifner|pipeline|ring", true, true)},
       {"bcast", collective("auto|binomial_tree|scatter_allgather|scatter_doubling_allgather|pipeline|ring", true, true)},
       {"allgather", collective("auto|ring|recursive_doubling|bruck|nvls", true)},

@@ -40,6 +40,7 @@ mpi::Algorithm algorithm_of(const std::string& word) {
   if (word == "bruck") return mpi::Algorithm::Bruck;
   if (word == "scattered") return mpi::Algorithm::Scattered;
   if (word == "scatter_doubling_allgather") return mpi::Algorithm::ScatterDoublingAllgather;
+  if (word == "hierarchical") return mpi::Algorithm::Hierarchical;
   return mpi::Algorithm::Dissemination;
 }
 
@@ -503,6 +504,14 @@ Task Lowerer::lower_mpi(const Stmt& s) {
         diags_.error(DiagKind::ConflictingAttributes, alg_attr->value->range,
                      fmt::format("`algorithm = {}` for `mpi {}` is NCCL's: it needs the nccl model (`model = nccl`)",
                                  alg_word, s.name));
+        return failed;
+      }
+      if (alg == mpi::Algorithm::Hierarchical && !mpi::balanced_nodes(layout)) {
+        diags_.error(DiagKind::InvalidMapping, alg_attr->value->range,
+                     fmt::format("`algorithm = hierarchical` runs one ring per place in a node, which needs the same "
+                                 "number of ranks on every node, and the {} ranks of `mpi {}` fill {} nodes of {} "
+                                 "unevenly",
+                                 *ranks, s.name, layout.nodes, layout.ranks_per_node));
         return failed;
       }
       if (alg == mpi::Algorithm::ScatterDoublingAllgather && (*ranks & (*ranks - 1)) != 0) {

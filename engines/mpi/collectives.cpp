@@ -36,6 +36,7 @@ const char* algorithm_name(Algorithm a) {
     case Algorithm::Bruck: return "bruck";
     case Algorithm::Scattered: return "scattered";
     case Algorithm::ScatterDoublingAllgather: return "scatter_doubling_allgather";
+    case Algorithm::Hierarchical: return "hierarchical";
     default: return "dissemination";
   }
 }
@@ -60,7 +61,7 @@ bool algorithm_allowed(Collective c, Algorithm a) {
   switch (c) {
     case Collective::Allreduce:
       return a == Algorithm::BinomialTree || a == Algorithm::RecursiveDoubling || a == Algorithm::Ring ||
-             a == Algorithm::Rabenseifner;
+             a == Algorithm::Rabenseifner || a == Algorithm::Hierarchical;
     case Collective::Reduce:
       return a == Algorithm::BinomialTree || a == Algorithm::Rabenseifner || a == Algorithm::Pipeline;
     case Collective::Bcast:
@@ -100,6 +101,50 @@ Round messages_round(const Layout& l, std::vector<std::pair<int32_t, int32_t>> m
 }
 
 std::vector<Round> flat_rounds(const Layout& l, Collective c, Algorithm a, bool keep_messages, int64_t channels);
+
+// Each node's ranks in rank order (the nodes in the order of their first ranks, empty nodes left out).
+std::vector<std::vector<int32_t>> node_members(const Layout& l) {
+  std::vector<std::vector<int32_t>> members(size_t(l.nodes));
+  std::vector<int32_t> order;
+  for (int64_t r = 0; r < l.ranks; ++r) {
+    auto& m = members[size_t(l.node[size_t(r)])];
+    if (m.empty()) order.push_back(l.node[size_t(r)]);
+    m.push_back(int32_t(r));
+  }
+  std::vector<std::vector<int32_t>> out;
+  for (int32_t n : order) out.push_back(std::move(members[size_t(n)]));
+  return out;
+}
+
+// The hierarchical all-reduce of NCCL's multi-node rings and Horovod's hierarchical mode (Sergeev and Del Balso,
+// arXiv:1802.05799; the "2D ring" of Ueno and Yokota, CCGrid 2019): a ring reduce-scatter within each node (g - 1
+// steps of n / g, g ranks a node), then a ring all-reduce of each n / g share among the ranks at the same place in
+// every node (one ring per rail, all at once: 2 (m - 1) steps of n / (g m), m nodes), then a ring allgather within
+// each node (g - 1 steps of n / g). Every node must hold the same number of ranks (the lowering checks).
+std::vector<Round> hierarchical_allreduce_rounds(const Layout& l, bool keep) {
+  const auto members = node_members(l);
+  const int64_t m = int64_t(members.size()), g = int64_t(members.front().size());
+  std::vector<Round> out;
+  auto round = [&](double size, double repeat, std::string what, auto partner) {
+    std::vector<std::pair<int32_t, int32_t>> msgs;
+    for (int64_t node = 0; node < m; ++node)
+      for (int64_t k = 0; k < g; ++k)
+        if (auto to = partner(node, k); to.first >= 0)
+          msgs.emplace_back(members[size_t(node)][size_t(k)], members[size_t(to.first)][size_t(to.second)]);
+    if (!msgs.empty()) out.push_back(messages_round(l, std::move(msgs), size, repeat, std::move(what), keep));
+  };
+  using Place = std::pair<int64_t, int64_t>;  // (node, place in the node)
+  if (g > 1)
+    round(1.0 / double(g), double(g - 1), "reduce-scatter ring step in each node",
+          [&](int64_t node, int64_t k) { return Place{node, (k + 1) % g}; });
+  if (m > 1)
+    round(1.0 / double(g * m), double(2 * (m - 1)), "all-reduce ring step among the nodes, one ring per rail",
+          [&](int64_t node, int64_t k) { return Place{(node + 1) % m, k}; });
+  if (g > 1)
+    round(1.0 / double(g), double(g - 1), "allgather ring step in each node",
+          [&](int64_t node, int64_t k) { return Place{node, (k + 1) % g}; });
+  return out;
+}
 
 // MPICH ch4's node-aware composition (pattern.h, NodeAware): the nodes' first ranks (MPICH's node_roots_comm, in
 // the order of their first ranks) run `inter`; within each node a k-ary tree over the node's ranks in rank order
@@ -170,6 +215,13 @@ std::vector<Round> node_aware_rounds(const Layout& l, Collective c, Algorithm in
 }
 
 }  // namespace
+
+bool balanced_nodes(const Layout& l) {
+  const auto members = node_members(l);
+  for (const auto& m : members)
+    if (m.size() != members.front().size()) return false;
+  return true;
+}
 
 bool has_node_aware(Collective c) {
   return c == Collective::Allreduce || c == Collective::Bcast || c == Collective::Reduce || c == Collective::Barrier;
@@ -330,7 +382,9 @@ std::vector<Round> flat_rounds(const Layout& l, Collective c, Algorithm a, bool 
       }
       break;
     case Collective::Allreduce:
-      if (a == Algorithm::BinomialTree) {
+      if (a == Algorithm::Hierarchical) {
+        out = hierarchical_allreduce_rounds(l, keep_messages);
+      } else if (a == Algorithm::BinomialTree) {
         reduce_rounds("binomial reduce");
         bcast_rounds("binomial bcast");
       } else if (a == Algorithm::Ring) {

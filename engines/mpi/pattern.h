@@ -105,7 +105,8 @@ enum class Algorithm {
   RecursiveHalving,
   Bruck,                    // allgather, alltoall: ceil(log2 p) steps to r - 2^k (allgather) or r + 2^k (alltoall)
   Scattered,                // alltoall: every message posted at once, in batches of kAlltoallThrottle
-  ScatterDoublingAllgather  // bcast: binomial scatter, then a recursive-doubling allgather (power-of-two ranks)
+  ScatterDoublingAllgather,  // bcast: binomial scatter, then a recursive-doubling allgather (power-of-two ranks)
+  Hierarchical               // allreduce: ring reduce-scatter in each node, ring allreduce per rail, ring allgather
 };
 
 // MPICH's alltoall `scattered` posts the messages to at most this many destinations at once
@@ -140,6 +141,8 @@ std::vector<Round> collective_rounds(const Layout& layout, Collective c, Algorit
                                      int64_t channels = 1, NodeAware node_aware = {});
 // Whether `c` has a node-aware composition (allreduce, bcast, reduce, barrier).
 bool has_node_aware(Collective c);
+// Whether every node of the layout holds the same number of ranks (the hierarchical all-reduce needs it).
+bool balanced_nodes(const Layout& layout);
 
 // A point-to-point operation (OSU-style): `window` messages from rank `from` to rank `to`, and as many back when
 // `both`. Kept messages: one round holding every message of the window (they are in flight together); otherwise

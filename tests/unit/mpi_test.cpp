@@ -316,6 +316,27 @@ TEST_CASE("collectives: Bruck, scattered and the recursive-doubling broadcast (M
   CHECK_FALSE(algorithm_allowed(Collective::Allreduce, Algorithm::Bruck));
 }
 
+TEST_CASE("collectives: the hierarchical all-reduce moves 2 (p - 1) / p of the buffer, in three rings") {
+  // 3 nodes of 4 ranks: a ring reduce-scatter in each node (3 steps of n / 4), one ring per rail among the nodes
+  // (4 steps of n / 12), a ring allgather in each node (3 steps of n / 4).
+  Layout l = make_layout(12, 4, 2, Mapping{});
+  auto h = collective_rounds(l, Collective::Allreduce, Algorithm::Hierarchical, true);
+  REQUIRE(h.size() == 3);
+  CHECK(h[0].repeat == 3);
+  CHECK(h[0].size_factor == doctest::Approx(0.25));
+  CHECK(h[1].repeat == 4);
+  CHECK(h[1].size_factor == doctest::Approx(1.0 / 12));
+  CHECK(moved(h) == doctest::Approx(2.0 * 11 / 12));
+  REQUIRE(h[1].messages.size() == 12);
+  CHECK(h[1].messages[1] == std::pair<int32_t, int32_t>{1, 5});  // place 1 of node 0 to place 1 of node 1
+  CHECK(h[1].stats.k_inter == 4);                                // every rank of a node sends off the node
+  CHECK(h[0].stats.k_inter == 0);
+  CHECK(balanced_nodes(l));
+  CHECK_FALSE(balanced_nodes(make_layout(10, 4, 2, Mapping{})));
+  // One rank per node: only the rings among the nodes.
+  CHECK(collective_rounds(make_layout(4, 1, 1, Mapping{}), Collective::Allreduce, Algorithm::Hierarchical).size() == 1);
+}
+
 TEST_CASE("collectives: a reduce-scatter moves (p - 1) / p of the buffer from each rank") {
   Layout l = make_layout(16, 4, 2, Mapping{});
   CHECK(default_algorithm(Collective::ReduceScatter) == Algorithm::Ring);
