@@ -120,6 +120,8 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
       {"alltoall", collective("auto|pairwise|bruck|scattered", true)},
       {"reduce_scatter", collective("auto|ring|recursive_halving|pairwise|nvls", true)},
       {"barrier", collective("auto|dissemination", false)},
+      {"gather", collective("auto|binomial_tree", true)},
+      {"scatter", collective("auto|binomial_tree", true)},
   };
   return table;
 }

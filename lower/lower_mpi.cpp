@@ -51,6 +51,8 @@ mpi::Collective collective_of(const std::string& op) {
   if (op == "allgather") return mpi::Collective::Allgather;
   if (op == "alltoall") return mpi::Collective::Alltoall;
   if (op == "reduce_scatter") return mpi::Collective::ReduceScatter;
+  if (op == "gather") return mpi::Collective::Gather;
+  if (op == "scatter") return mpi::Collective::Scatter;
   return mpi::Collective::Barrier;
 }
 
@@ -320,7 +322,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     return failed;
   }
   if (choice.model == mpi::CommModel::Nccl && (s.name == "halo" || s.name == "send" || s.name == "sendrecv" ||
-                                               s.name == "barrier")) {
+                                               s.name == "barrier" || s.name == "gather" || s.name == "scatter")) {
     diags_.error(DiagKind::ConflictingAttributes, s.range,
                  fmt::format("the nccl model prices NCCL's collectives (allreduce, allgather, reduce_scatter, bcast, "
                              "reduce, alltoall); `mpi {}` is priced by the fabric model (`model = fabric`) or a fitted "
@@ -526,13 +528,15 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     size_t sizes_at = inputs.size();
     inputs.push_back(c == mpi::Collective::Barrier ? b_.constant(0, Dim::byte(), s.range)
                                                    : bytes("bytes", true, "the bytes of the operation"));
-    // A rank's buffer: the operation's bytes; the gathered output of an all-gather and an all-to-all's send buffer
-    // (one block per rank) are `ranks` times them.
-    if (c == mpi::Collective::Allgather || c == mpi::Collective::Alltoall)
+    // A rank's buffer: the operation's bytes; the gathered output of an all-gather or a gather, an all-to-all's send
+    // buffer and a scatter's (one block per rank) are `ranks` times them.
+    if (c == mpi::Collective::Allgather || c == mpi::Collective::Alltoall || c == mpi::Collective::Gather ||
+        c == mpi::Collective::Scatter)
       check_rank_buffer(s, b_.binary(Opcode::Mul, inputs[sizes_at], b_.constant(double(*ranks), Dim::count(), s.range),
                                      s.range),
-                        c == mpi::Collective::Allgather ? "its gathered output, `ranks` x `bytes`"
-                                                        : "its send buffer, `ranks` x `bytes`");
+                        c == mpi::Collective::Allgather || c == mpi::Collective::Gather
+                            ? "its gathered output, `ranks` x `bytes`"
+                            : "its send buffer, `ranks` x `bytes`");
     else if (c != mpi::Collective::Barrier)
       check_rank_buffer(s, inputs[sizes_at], "its buffer of `bytes`");
     // Where the operation names no algorithm, an MPI library the run names chooses it, as the library would.

@@ -19,6 +19,8 @@ const char* collective_name(Collective c) {
     case Collective::Allgather: return "allgather";
     case Collective::Alltoall: return "alltoall";
     case Collective::ReduceScatter: return "reduce_scatter";
+    case Collective::Gather: return "gather";
+    case Collective::Scatter: return "scatter";
     default: return "barrier";
   }
 }
@@ -49,7 +51,9 @@ Algorithm default_algorithm(Collective c) {
   switch (c) {
     case Collective::Allreduce: return Algorithm::RecursiveDoubling;
     case Collective::Reduce:
-    case Collective::Bcast: return Algorithm::BinomialTree;
+    case Collective::Bcast:
+    case Collective::Gather:
+    case Collective::Scatter: return Algorithm::BinomialTree;
     case Collective::Allgather: return Algorithm::Ring;
     case Collective::Alltoall: return Algorithm::Pairwise;
     case Collective::ReduceScatter: return Algorithm::Ring;
@@ -72,6 +76,8 @@ bool algorithm_allowed(Collective c, Algorithm a) {
     case Collective::Alltoall: return a == Algorithm::Pairwise || a == Algorithm::Bruck || a == Algorithm::Scattered;
     case Collective::ReduceScatter:
       return a == Algorithm::Ring || a == Algorithm::RecursiveHalving || a == Algorithm::Pairwise;
+    case Collective::Gather:
+    case Collective::Scatter: return a == Algorithm::BinomialTree;
     default: return a == Algorithm::Dissemination;
   }
 }
@@ -326,6 +332,25 @@ std::vector<Round> flat_rounds(const Layout& l, Collective c, Algorithm a, bool 
     out.push_back(std::move(round));
   };
   switch (c) {
+    case Collective::Gather:
+      // The binomial gather to rank 0 (MPICH's MPIR_Gather_intra_binomial, its only intra-communicator gather): in
+      // step k a rank r with r mod 2^(k+1) = 2^k hands r - 2^k the blocks of n it holds, min(2^k, p - r) of them; a
+      // step's messages are priced at its largest, min(2^k, p - 2^k) n: ceil(log2 p) alpha + (p - 1) n beta.
+      for (int i = 0; i < steps; ++i) {
+        int64_t d = int64_t(1) << i;
+        out.push_back(one(double(std::min(d, p - d)), 1, fmt::format("binomial gather step {}", i + 1),
+                          [&](int64_t r) { return r % (2 * d) == d ? r - d : -1; }));
+      }
+      break;
+    case Collective::Scatter:
+      // The binomial scatter from rank 0 (MPICH's MPIR_Scatter_intra_binomial): the gather's steps in reverse, a rank
+      // r with r mod 2d = 0 handing r + d the blocks of ranks r + d .. r + 2d - 1 (those below p).
+      for (int i = 0; i < steps; ++i) {
+        int64_t d = int64_t(1) << (steps - 1 - i);
+        out.push_back(one(double(std::min(d, p - d)), 1, fmt::format("binomial scatter step {}", i + 1),
+                          [&](int64_t r) { return r % (2 * d) == 0 && r + d < p ? r + d : -1; }));
+      }
+      break;
     case Collective::Barrier:
       for (int i = 0; i < steps; ++i) {
         int64_t d = int64_t(1) << i;

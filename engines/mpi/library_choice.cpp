@@ -105,6 +105,10 @@ LibraryChoice flat(const std::vector<double>& v, Collective c, int64_t p, double
       else
         pick(Algorithm::Pairwise, fmt::format("over {} to each rank", size_text(v[kAlltoallMedium])));
       break;
+    case Collective::Gather:
+    case Collective::Scatter:
+      pick(Algorithm::BinomialTree, "its only algorithm");
+      break;
     default:
       pick(Algorithm::Dissemination, "a barrier");
       break;

@@ -92,7 +92,7 @@ struct Round {
   std::vector<std::pair<int32_t, int32_t>> messages;
 };
 
-enum class Collective { Allreduce, Reduce, Bcast, Allgather, Alltoall, Barrier, ReduceScatter };
+enum class Collective { Allreduce, Reduce, Bcast, Allgather, Alltoall, Barrier, ReduceScatter, Gather, Scatter };
 enum class Algorithm {
   BinomialTree,
   RecursiveDoubling,

@@ -337,6 +337,23 @@ TEST_CASE("collectives: the hierarchical all-reduce moves 2 (p - 1) / p of the b
   CHECK(collective_rounds(make_layout(4, 1, 1, Mapping{}), Collective::Allreduce, Algorithm::Hierarchical).size() == 1);
 }
 
+TEST_CASE("collectives: binomial gather and scatter move p - 1 blocks to or from rank 0") {
+  // 6 ranks: the gather's steps hand 1 block (1 -> 0, 3 -> 2, 5 -> 4), 2 blocks (2 -> 0), 2 blocks (4 -> 0).
+  Layout six = make_layout(6, 2, 1, Mapping{});
+  auto gather = collective_rounds(six, Collective::Gather, Algorithm::BinomialTree, true);
+  REQUIRE(gather.size() == 3);
+  CHECK(gather[0].messages.size() == 3);
+  CHECK(gather[2].messages == std::vector<std::pair<int32_t, int32_t>>{{4, 0}});
+  CHECK(moved(gather) == 5);
+  auto scatter = collective_rounds(six, Collective::Scatter, Algorithm::BinomialTree, true);
+  REQUIRE(scatter.size() == 3);
+  CHECK(scatter[0].messages == std::vector<std::pair<int32_t, int32_t>>{{0, 4}});
+  CHECK(scatter[0].size_factor == 2);
+  CHECK(moved(scatter) == 5);
+  CHECK(default_algorithm(Collective::Gather) == Algorithm::BinomialTree);
+  CHECK_FALSE(algorithm_allowed(Collective::Scatter, Algorithm::Ring));
+}
+
 TEST_CASE("collectives: a reduce-scatter moves (p - 1) / p of the buffer from each rank") {
   Layout l = make_layout(16, 4, 2, Mapping{});
   CHECK(default_algorithm(Collective::ReduceScatter) == Algorithm::Ring);
