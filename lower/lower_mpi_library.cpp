@@ -49,10 +49,15 @@ int Lowerer::lower_library_choice(const Stmt& s, const MpiMachineInfo& info, mpi
       return -1;
     }
     double v = eager_value(lower_expr(*a->value));
-    if (!std::isfinite(v) || v < 0) {
+    // A tree's children per rank is a whole number from 1 (1: a chain); the other thresholds are sizes or counts.
+    const bool children = name.find("_k") != std::string::npos;
+    if (!std::isfinite(v) || v < (children ? 1 : 0) || (children && v != std::floor(v))) {
       diags_.error(DiagKind::InvalidAttributeValue, a->value->range,
-                   fmt::format("`{}` of mpi_library `{}` is {}; it must be a finite value of at least zero", name,
-                               lib->name, v));
+                   children ? fmt::format("`{}` of mpi_library `{}` is {:g}; a tree's children per rank is a whole "
+                                          "number of at least 1",
+                                          name, lib->name, v)
+                            : fmt::format("`{}` of mpi_library `{}` is {:g}; it must be a finite value of at least zero",
+                                          name, lib->name, v));
       return -1;
     }
     values.push_back(v);
