@@ -266,6 +266,12 @@ Task Lowerer::lower_copy(const Stmt& s) {
   task.model = "AHEAD eq. 9, pageable";
   task.value = call_stdlib("ahead_pageable_copy_time", {lo, bytes, mem_bw->second, bw}, s.range);
   task.terms.push_back({"host memory bandwidth", mem_bw->second});
+  // As a flow (in a `par` whose copies share a link): the staging copy through host memory, 2 n / host_bw, comes
+  // before the DMA of a copy to the device (the data is first copied into a pinned buffer) and after that of a copy
+  // from it, so that alone the copy ends at eq. 9's time.
+  ValueId staging = b_.binary(Opcode::Div, b_.binary(Opcode::Mul, b_.constant(2, Dim::count(), s.range), bytes, s.range),
+                              mem_bw->second, s.range);
+  task.flow = {h2d ? memory : gpu, h2d ? gpu : memory, bytes, lo, memory, staging, h2d};
   return task;
 }
 
@@ -433,7 +439,7 @@ void Lowerer::warn_shared_links(const Stmt& s, const Task& par) {
         diags_.warning(DiagKind::UnmodelledSharing, s.range,
                        fmt::format("{} in this `par` cross the link {} {} {} together (`{}` and `{}`), but `par` "
                                    "prices each as if it had the link to itself{}; write them as a `flows` block, or "
-                                   "as a `par` of pinned copies, `flows` blocks and `seq`s of them, kernels and "
+                                   "as a `par` of copies, `flows` blocks and `seq`s of them, kernels and "
                                    "overheads, to share it",
                                    first.flow && flow ? "flows" : first.flow || flow ? "copies and flows" : "copies", from.path,
                                    duplex ? "<->" : "->", to.path, first.name, name,

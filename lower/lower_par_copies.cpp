@@ -28,7 +28,7 @@ namespace cg = engines::congestion;
 // those that start with the block after what comes before it in the branch, and what follows it after all of its
 // flows (docs/models.md section 8.8). Applied when flows of two branches share a directed link, or the two
 // directions of a link whose `bw_duplex` then applies (the engine's duplex links); where the links' arbitration is
-// PCIe (a lone flow there is not eq. 10) or a branch holds anything else (a pageable copy, a nested block, an MPI
+// PCIe (a lone flow there is not eq. 10) or a branch holds anything else (a copy over streams, a nested block, an MPI
 // operation of another model, an `unordered` block), the par stays a
 // par and warn_shared_links says what it does not price. An MPI operation of the fabric model may be a branch or an
 // item of one as a block may: its steps' messages join the engine (docs/models.md section 8.8). Every flow keeps
@@ -79,7 +79,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     }
     for (const Task* t : branch) {
       fits = fits && (is_copy(*t) || is_delay(*t) || block_of(*t) || unrolls(*t));
-      delays = delays || is_delay(*t);
+      delays = delays || is_delay(*t) || (is_copy(*t) && t->flow.staging >= 0);
     }
   }
   if (!fits) {
@@ -171,6 +171,25 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
         }
       }
   }();
+  // Pageable copies of two branches staging through one host memory: each staging copy is priced with the memory's
+  // whole bandwidth (AHEAD eq. 9), said once.
+  [&] {
+    std::map<int32_t, std::pair<size_t, const Task*>> first_on;
+    for (size_t b = 0; b < branches.size(); ++b)
+      for (const Task* t : branches[b]) {
+        if (!is_copy(*t) || t->flow.staging < 0) continue;
+        auto [it, first] = first_on.try_emplace(t->flow.staging, b, t);
+        if (first || it->second.first == b) continue;
+        diags_.warning(DiagKind::UnmodelledSharing, s.range,
+                       fmt::format("the pageable copies `{}` and `{}` in this `par` both stage through host memory "
+                                   "`{}`, but each staging copy is priced with the memory's whole bandwidth (AHEAD eq. "
+                                   "9); their DMA transfers share the links as flows",
+                                   it->second.second->name, t->name,
+                                   m_.topology.components[size_t(t->flow.staging)].path));
+        diags_.note(t->range, "the second one");
+        return;
+      }
+  }();
   // Each copy a flow, branch after branch: a branch's copy starts after the one before it (its start input then the
   // delays between them, then its L+O); the delays after a branch's last copy are its tail. A block's flows keep
   // their own `after` and start times; those that start with the block start after the branch's copy before it,
@@ -217,6 +236,12 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     std::vector<int> last;
     int last_group = -1;  // `last` is this group of an MPI phase's messages
     auto& stream = streams.emplace_back();
+    // A pageable copy's staging through host memory (AHEAD eq. 9): a delay of the branch, before or after its flow.
+    auto staging = [&](const Task& t) {
+      stream.items.push_back({-1, int(each_delay.size()), "staging of " + t.name, "overhead"});
+      each_delay.push_back(t.flow.staging_time);
+      waited = sum(waited, t.flow.staging_time);
+    };
     for (const Task* t : branch) {
       if (turn_kernel(*t)) {
         // Its time is its flow's size; it starts when the item before it ends and its GPU's compute is free.
@@ -336,6 +361,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
         waited = kNoValue;
         continue;
       }
+      if (t->flow.staging >= 0 && t->flow.staging_first) staging(*t);
       cg::FlowSpec f;
       f.name = t->name;
       f.src = t->flow.src;
@@ -351,6 +377,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
       bytes.push_back(t->flow.bytes);
       starts.push_back(sum(waited, t->flow.latency));
       waited = kNoValue;
+      if (t->flow.staging >= 0 && !t->flow.staging_first) staging(*t);
     }
     tails.push_back(waited == kNoValue ? b_.constant(0, Dim::seconds(), s.range) : waited);
     kernels.push_back(kernel == kNoValue ? b_.constant(0, Dim::seconds(), s.range) : kernel);
@@ -417,6 +444,9 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
                              in_turn ? ", a branch's items one after another" : "");
   }
   if (only_kernels) task.model = "a branch's kernels and overheads one after another";
+  if (std::any_of(planned.begin(), planned.end(), [](const Planned& p) { return p.index == -1 && p.task->flow.staging >= 0; }))
+    task.model += "; a pageable copy's staging through host memory before (to the device) or after (from it) its flow "
+                  "(AHEAD eq. 9)";
   if (turns) task.model += "; a GPU's copies take turns on its copy engines ([WERK] III)";
   if (kernel_turns) task.model += "; a GPU's kernels run one at a time, the first issued first ([WERK] III)";
   // What no flow shares: device-to-device copies of two branches on one GPU.

@@ -59,6 +59,7 @@ std::string flows_table(const Evaluation& e) {
                                listed[k]["factor"].get<double>());
       const size_t factors_total = steps[i].value("factors_total", listed.size());
       if (factors_total > shown) factors += fmt::format(", ... {} more", factors_total - shown);
+      if (factors.empty()) factors = "(no flow moving: latencies and delays)";
       out += fmt::format("    {} .. {}: {}\n", format_seconds(steps[i]["start_s"].get<double>()),
                          format_seconds(steps[i]["end_s"].get<double>()), factors);
     }
