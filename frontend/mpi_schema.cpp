@@ -21,7 +21,8 @@ std::vector<MpiAttrSpec> collective(const char* algorithms, bool has_bytes, bool
   std::vector<MpiAttrSpec> v = {
       {K::Quantity, "ranks", kCount, "", "ranks taking part (default: one node's ranks)"},
       {K::Keyword, "algorithm", {}, algorithms,
-       "the algorithm, or auto: the model's choice (docs/models.md lists the defaults; nccl: its tuner's)"},
+       "the algorithm, or auto: the model's default (docs/models.md lists them), an MPI library's choice where the run "
+       "names one (`mpi_library`), NCCL's tuner's under the nccl model"},
       {K::Keyword, "model", {}, kModels, "the point-to-point model (default: the machine's)"},
       {K::Keyword, "transport", {}, kTransports, "where the buffers live (default: host)"},
   };
