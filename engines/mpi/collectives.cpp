@@ -156,13 +156,9 @@ std::vector<Round> hierarchical_allreduce_rounds(const Layout& l, bool keep) {
 // the order of their first ranks) run `inter`; within each node a k-ary tree over the node's ranks in rank order
 // (release_gather.c's `kary` tree: rank i's children are k i + 1 .. k i + k), all nodes at once.
 std::vector<Round> node_aware_rounds(const Layout& l, Collective c, Algorithm inter, bool keep, NodeAware na) {
-  std::vector<std::vector<int32_t>> members(size_t(l.nodes));
+  const auto members = node_members(l);
   std::vector<int32_t> leaders;
-  for (int64_t r = 0; r < l.ranks; ++r) {
-    auto& m = members[size_t(l.node[size_t(r)])];
-    if (m.empty()) leaders.push_back(int32_t(r));
-    m.push_back(int32_t(r));
-  }
+  for (const auto& m : members) leaders.push_back(m.front());
   size_t most = 0;
   for (const auto& m : members) most = std::max(most, m.size());
   std::vector<Round> out;
