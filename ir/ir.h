@@ -131,14 +131,13 @@ struct Task {
   std::vector<std::pair<int32_t, int32_t>> route;
   // Op copies whose time is their route's L+O, then their bytes at the route's bandwidth (AHEAD eq. 10): the flow a
   // `par` of copies that share a link prices them as (lower/lower_par_copies.cpp). src < 0: none. A pageable copy
-  // (AHEAD eq. 9) also copies through host memory `staging` for `staging_time`: before its flow (to the device) or
-  // after it (from the device).
+  // (AHEAD eq. 9) stages through host memory `staging` in pipelined chunks: as a flow it moves at most at `rate`,
+  // eq. 9's n / (n / bw + 2 n / host_bw), so that alone it ends at eq. 9's time.
   struct CopyFlow {
     int32_t src = -1, dst = -1;  // components
     ValueId bytes = kNoValue, latency = kNoValue;
     int32_t staging = -1;
-    ValueId staging_time = kNoValue;
-    bool staging_first = false;
+    ValueId rate = kNoValue;
   } flow;
 };
 

@@ -266,12 +266,15 @@ Task Lowerer::lower_copy(const Stmt& s) {
   task.model = "AHEAD eq. 9, pageable";
   task.value = call_stdlib("ahead_pageable_copy_time", {lo, bytes, mem_bw->second, bw}, s.range);
   task.terms.push_back({"host memory bandwidth", mem_bw->second});
-  // As a flow (in a `par` whose copies share a link): the staging copy through host memory, 2 n / host_bw, comes
-  // before the DMA of a copy to the device (the data is first copied into a pinned buffer) and after that of a copy
-  // from it, so that alone the copy ends at eq. 9's time.
-  ValueId staging = b_.binary(Opcode::Div, b_.binary(Opcode::Mul, b_.constant(2, Dim::count(), s.range), bytes, s.range),
-                              mem_bw->second, s.range);
-  task.flow = {h2d ? memory : gpu, h2d ? gpu : memory, bytes, lo, memory, staging, h2d};
+  // As a flow (in a `par` whose copies share a link): the driver stages the copy through a pinned buffer in chunks,
+  // its staging copies through host memory (2 n / host_bw) and its DMA transfers (n / bw) one after another, so the
+  // flow moves at most at bw host_bw / (host_bw + 2 bw) and alone ends at eq. 9's time.
+  ValueId rate = b_.binary(
+      Opcode::Div, b_.binary(Opcode::Mul, bw, mem_bw->second, s.range),
+      b_.binary(Opcode::Add, mem_bw->second,
+                b_.binary(Opcode::Mul, b_.constant(2, Dim::count(), s.range), bw, s.range), s.range),
+      s.range);
+  task.flow = {h2d ? memory : gpu, h2d ? gpu : memory, bytes, lo, memory, rate};
   return task;
 }
 

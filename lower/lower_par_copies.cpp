@@ -79,7 +79,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     }
     for (const Task* t : branch) {
       fits = fits && (is_copy(*t) || is_delay(*t) || block_of(*t) || unrolls(*t));
-      delays = delays || is_delay(*t) || (is_copy(*t) && t->flow.staging >= 0);
+      delays = delays || is_delay(*t);
     }
   }
   if (!fits) {
@@ -171,20 +171,22 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
         }
       }
   }();
-  // Pageable copies of two branches staging through one host memory: each staging copy is priced with the memory's
-  // whole bandwidth (AHEAD eq. 9), said once.
+  // Pageable copies of two branches staging through one host memory for different GPUs: each is priced with the
+  // memory's whole bandwidth (AHEAD eq. 9), said once. (Those of one GPU take turns, below; those of its two
+  // directions were measured to run side by side, docs/validation.md.)
   [&] {
-    std::map<int32_t, std::pair<size_t, const Task*>> first_on;
+    std::map<int32_t, std::tuple<size_t, const Task*, int32_t>> first_on;  // memory -> branch, copy, GPU
     for (size_t b = 0; b < branches.size(); ++b)
       for (const Task* t : branches[b]) {
         if (!is_copy(*t) || t->flow.staging < 0) continue;
-        auto [it, first] = first_on.try_emplace(t->flow.staging, b, t);
-        if (first || it->second.first == b) continue;
+        int32_t gpu = t->flow.src == t->flow.staging ? t->flow.dst : t->flow.src;
+        auto [it, first] = first_on.try_emplace(t->flow.staging, b, t, gpu);
+        if (first || std::get<0>(it->second) == b || std::get<2>(it->second) == gpu) continue;
         diags_.warning(DiagKind::UnmodelledSharing, s.range,
-                       fmt::format("the pageable copies `{}` and `{}` in this `par` both stage through host memory "
-                                   "`{}`, but each staging copy is priced with the memory's whole bandwidth (AHEAD eq. "
-                                   "9); their DMA transfers share the links as flows",
-                                   it->second.second->name, t->name,
+                       fmt::format("the pageable copies `{}` and `{}` in this `par` stage through host memory `{}` "
+                                   "for two GPUs, but each is priced with the memory's whole bandwidth (AHEAD eq. 9); "
+                                   "their transfers share the links as flows",
+                                   std::get<1>(it->second)->name, t->name,
                                    m_.topology.components[size_t(t->flow.staging)].path));
         diags_.note(t->range, "the second one");
         return;
@@ -216,6 +218,20 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     int direction = n == 2 && kind == "d2h" ? 1 : 0;
     return queues.emplace(std::pair{gpu, direction}, int(queues.size())).first->second;
   };
+  // Pageable copies (AHEAD eq. 9) as the driver runs them, measured on an H100 (docs/validation.md, pageable copies
+  // at once): those of one GPU in one direction take turns, whole (one staging path each way: keys 3 and 4 of the
+  // queue map); each moves at most at eq. 9's rate (a cap input); and its DMA transfers wait while a pinned copy holds
+  // its copy engine (paused_by), which that copy does not notice.
+  std::vector<ValueId> caps;
+  auto pageable = [&](cg::FlowSpec& f, const Task& t) {
+    if (t.flow.staging < 0) return;
+    bool h2d = kind_of(t) == "h2d";
+    int gpu = h2d ? t.flow.dst : t.flow.src;
+    f.paused_by = f.queue;
+    f.queue = queues.emplace(std::pair{gpu, h2d ? 3 : 4}, int(queues.size())).first->second;
+    f.cap_input = int(caps.size());
+    caps.push_back(t.flow.rate);
+  };
   std::vector<engines::congestion::StreamsEngine::Branch> streams;
   std::vector<cg::FlowSpec> specs;
   bool blocks = false, mpi_ops = false;
@@ -236,12 +252,6 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     std::vector<int> last;
     int last_group = -1;  // `last` is this group of an MPI phase's messages
     auto& stream = streams.emplace_back();
-    // A pageable copy's staging through host memory (AHEAD eq. 9): a delay of the branch, before or after its flow.
-    auto staging = [&](const Task& t) {
-      stream.items.push_back({-1, int(each_delay.size()), "staging of " + t.name, "overhead"});
-      each_delay.push_back(t.flow.staging_time);
-      waited = sum(waited, t.flow.staging_time);
-    };
     for (const Task* t : branch) {
       if (turn_kernel(*t)) {
         // Its time is its flow's size; it starts when the item before it ends and its GPU's compute is free.
@@ -361,13 +371,13 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
         waited = kNoValue;
         continue;
       }
-      if (t->flow.staging >= 0 && t->flow.staging_first) staging(*t);
       cg::FlowSpec f;
       f.name = t->name;
       f.src = t->flow.src;
       f.dst = t->flow.dst;
       f.has_start = true;
       f.queue = queue_of(*t);
+      pageable(f, *t);
       wait_for(f, last, last_group);
       last.assign(1, int(specs.size()));
       last_group = -1;
@@ -377,20 +387,29 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
       bytes.push_back(t->flow.bytes);
       starts.push_back(sum(waited, t->flow.latency));
       waited = kNoValue;
-      if (t->flow.staging >= 0 && !t->flow.staging_first) staging(*t);
     }
     tails.push_back(waited == kNoValue ? b_.constant(0, Dim::seconds(), s.range) : waited);
     kernels.push_back(kernel == kNoValue ? b_.constant(0, Dim::seconds(), s.range) : kernel);
   }
   // A copy engine only one branch uses changes nothing (a branch's copies run one after another): its copies take
-  // no turns, and the report speaks of turns only where two branches take them.
-  std::map<int, std::set<size_t>> takers;  // queue -> the branches whose copies use it
-  for (size_t i = 0; i < specs.size(); ++i)
-    if (specs[i].queue >= 0) takers[specs[i].queue].insert(planned[i].branch);
-  bool turns = false, kernel_turns = !compute_turns.empty();
-  for (auto& f : specs)
-    if (f.queue >= 0 && takers[f.queue].size() < 2) f.queue = -1;
-    else turns = turns || (f.queue >= 0 && !f.timed);
+  // no turns, and the report speaks of turns only where two branches take them. An engine also stays where another
+  // branch's pageable copy waits on it (paused_by); a pageable copy waits only on an engine some copy uses.
+  std::map<int, std::set<size_t>> own, users_of;  // queue -> the branches of its own flows; of those and its paused
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].queue >= 0) own[specs[i].queue].insert(planned[i].branch);
+    if (specs[i].queue >= 0) users_of[specs[i].queue].insert(planned[i].branch);
+    if (specs[i].paused_by >= 0) users_of[specs[i].paused_by].insert(planned[i].branch);
+  }
+  auto kept = [&](int q) { return !own[q].empty() && users_of[q].size() >= 2; };
+  bool turns = false, kernel_turns = !compute_turns.empty(), pauses = false, pageable_turns = false;
+  for (auto& f : specs) {
+    if (f.paused_by >= 0 && !kept(f.paused_by)) f.paused_by = -1;
+    pauses = pauses || f.paused_by >= 0;
+    if (f.queue >= 0 && !kept(f.queue)) f.queue = -1;
+    bool taking_turns = f.queue >= 0 && own[f.queue].size() >= 2;
+    if (f.cap_input >= 0) pageable_turns = pageable_turns || taking_turns;
+    else turns = turns || (taking_turns && !f.timed);
+  }
   ValueId tau = kNoValue;
   cg::FabricMap fabrics = fabric_map(tau);
   cg::BuildError error;
@@ -445,8 +464,9 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   }
   if (only_kernels) task.model = "a branch's kernels and overheads one after another";
   if (std::any_of(planned.begin(), planned.end(), [](const Planned& p) { return p.index == -1 && p.task->flow.staging >= 0; }))
-    task.model += "; a pageable copy's staging through host memory before (to the device) or after (from it) its flow "
-                  "(AHEAD eq. 9)";
+    task.model += "; a pageable copy at most at AHEAD eq. 9's rate (staged through host memory in pipelined chunks)";
+  if (pageable_turns) task.model += "; a GPU's pageable copies one at a time each way (measured)";
+  if (pauses) task.model += "; a pageable copy waits while a pinned copy holds its copy engine (measured)";
   if (turns) task.model += "; a GPU's copies take turns on its copy engines ([WERK] III)";
   if (kernel_turns) task.model += "; a GPU's kernels run one at a time, the first issued first ([WERK] III)";
   // What no flow shares: device-to-device copies of two branches on one GPU.
@@ -476,6 +496,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   call.inputs.insert(call.inputs.end(), bytes.begin(), bytes.end());
   call.inputs.insert(call.inputs.end(), starts.begin(), starts.end());
   call.inputs.insert(call.inputs.end(), duplex_bw.begin(), duplex_bw.end());
+  call.inputs.insert(call.inputs.end(), caps.begin(), caps.end());
   if (delays) {
     call.engine = std::make_shared<engines::congestion::StreamsEngine>(engine, std::move(streams));
     call.inputs.insert(call.inputs.end(), tails.begin(), tails.end());

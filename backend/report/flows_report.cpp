@@ -31,13 +31,16 @@ std::string flows_table(const Evaluation& e) {
     size_t total = row.detail.value("flows_total", flows.size());
     for (size_t i = 0; i < flows.size() && i < kTableFlows; ++i) {
       const auto& f = flows[i];
-      // Under max-min sharing a flow starts later than issued only when it waited for its queue (a copy engine, or
-      // a kernel's GPU). A kernel's flow shows its time, not bytes.
+      // Under max-min sharing a flow starts later than issued only when it waited for its queue (a copy engine, a
+      // kernel's GPU, or a pageable copy's turn: its GPU's other pageable copies, a pinned copy on its copy engine).
+      // A kernel's flow shows its time, not bytes.
       const bool kernel = f.contains("kernel_s");
       std::string waited;
       if (max_min && f.contains("issued_s") && f["issued_s"].get<double>() < f["start_s"].get<double>())
         waited = fmt::format("  (issued {}, waited for its {})", format_seconds(f["issued_s"].get<double>()),
-                             kernel ? "GPU" : "copy engine");
+                             kernel                              ? "GPU"
+                             : f.contains("rate_cap_bytes_per_s") ? "turn"
+                                                                  : "copy engine");
       out += fmt::format("  {:<{}}  {}  {}  start {}  end {}{}\n", f["name"].get<std::string>(), w,
                          kernel ? std::string("kernel") : f["route"].get<std::string>(),
                          kernel ? format_seconds(f["kernel_s"].get<double>())

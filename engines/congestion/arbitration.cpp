@@ -252,7 +252,8 @@ void mark_redundant_links(const Plan& p, const double* capacity, Workspace& ws) 
 // link is full, the flows crossing it are frozen at the level reached. Each link keeps the level at which it fills
 // (the level when its count of unfrozen flows last changed, plus its remaining capacity then over that count) in a
 // min-heap. Work per call: O(links log links + hops).
-void maxmin_rates(const Plan& p, const uint8_t* active, const double* capacity, double* rate, Workspace& ws) {
+void maxmin_rates(const Plan& p, const uint8_t* active, const double* capacity, double* rate, Workspace& ws,
+                  const double* flow_cap) {
   const int flows = p.flow_count, links = p.link_count;
   // Each flow's hops on the links that take part (all of them unless some are left out as redundant).
   const bool pruned = !ws.redundant.empty();
@@ -289,20 +290,39 @@ void maxmin_rates(const Plan& p, const uint8_t* active, const double* capacity, 
   ws.fill.start(all, ws.unfrozen_on_link.data(), fill_level);
   std::vector<int>& full = ws.full_links;
   double level = 0;
-  while (ws.fill.next(ws.unfrozen_on_link.data(), capacity, fill_level, level, full)) {
+  // A flow stops growing at `level`: each link it crosses keeps what its flows used up to there, one flow fewer.
+  auto freeze = [&](int f, double at) {
+    ws.frozen[size_t(f)] = 1;
+    rate[f] = at;
+    for (int h = path_begin[f]; h < path_begin[f + 1]; ++h) {
+      size_t k = size_t(hop_link[h]);
+      // The link's flows grew together from its last level to this one; one of them stops here.
+      ws.remaining_capacity[k] -= (at - ws.link_level[k]) * ws.unfrozen_on_link[k];
+      ws.link_level[k] = at;
+      --ws.unfrozen_on_link[k];
+    }
+  };
+  // Capped flows (least cap first) stop at their cap when it comes before the next link fills.
+  ws.caps.clear();
+  if (flow_cap)
+    for (int f = 0; f < flows; ++f)
+      if (active[f] && flow_cap[f] < kInf) ws.caps.emplace_back(flow_cap[f], f);
+  std::sort(ws.caps.begin(), ws.caps.end());
+  size_t next_cap = 0;
+  for (;;) {
+    while (next_cap < ws.caps.size() && ws.frozen[size_t(ws.caps[next_cap].second)]) ++next_cap;
+    double link_at = 0;
+    bool links_left = ws.fill.peek(ws.unfrozen_on_link.data(), fill_level, link_at);
+    if (next_cap < ws.caps.size() && (!links_left || ws.caps[next_cap].first <= link_at)) {
+      freeze(ws.caps[next_cap].second, ws.caps[next_cap].first);
+      ++next_cap;
+      continue;
+    }
+    if (!ws.fill.next(ws.unfrozen_on_link.data(), capacity, fill_level, level, full)) break;
     for (int l : full)
       for (int i = ws.link_begin[size_t(l)]; i < ws.link_begin[size_t(l) + 1]; ++i) {
         int f = ws.link_flows[size_t(i)];
-        if (ws.frozen[size_t(f)]) continue;
-        ws.frozen[size_t(f)] = 1;
-        rate[f] = level;
-        for (int h = path_begin[f]; h < path_begin[f + 1]; ++h) {
-          size_t k = size_t(hop_link[h]);
-          // The link's flows grew together from its last level to this one; one of them stops here.
-          ws.remaining_capacity[k] -= (level - ws.link_level[k]) * ws.unfrozen_on_link[k];
-          ws.link_level[k] = level;
-          --ws.unfrozen_on_link[k];
-        }
+        if (!ws.frozen[size_t(f)]) freeze(f, level);
       }
   }
 }

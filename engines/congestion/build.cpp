@@ -117,6 +117,7 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
   for (const FlowSpec& spec : e->flows_) {
     e->size_inputs_ = std::max(e->size_inputs_, spec.size_input + 1);
     if (spec.has_start) e->start_inputs_ = std::max(e->start_inputs_, spec.start_input + 1);
+    e->cap_inputs_ = std::max(e->cap_inputs_, spec.cap_input + 1);
   }
   for (int f = 0; f < p.flow_count; ++f) {
     const FlowSpec& spec = e->flows_[size_t(f)];

@@ -49,6 +49,24 @@ Simulator::Simulator(const CongestionEngine& e, std::span<const double> inputs, 
   for (size_t f = 0; f < flows; ++f)
     for (int h = p_.path_begin[f]; h < p_.path_begin[f + 1]; ++h)
       path_bw_[f] = std::min(path_bw_[f], cap_[size_t(p_.hop_link[size_t(h)])]);
+  // Rate caps (FlowSpec::cap_input), after the duplex bandwidths: a capped flow's path bandwidth is at most its cap.
+  if (e.cap_inputs_ > 0) {
+    const size_t at = i + size_t(e.start_inputs_) + e.duplex_.size();
+    flow_cap_.assign(flows, kInf);
+    for (size_t f = 0; f < flows; ++f) {
+      int k = e.flows_[f].cap_input;
+      if (k < 0) continue;
+      flow_cap_[f] = inputs.size() > at + size_t(k) ? inputs[at + size_t(k)] : std::nan("");
+      if (!(flow_cap_[f] > 0) || std::isnan(flow_cap_[f])) {
+        if (input_error_.empty())
+          input_error_ = fmt::format("flow `{}` has a rate cap of {} bytes/s; a cap must be positive", e.flows_[f].name,
+                                     flow_cap_[f]);
+        continue;
+      }
+      path_bw_[f] = std::min(path_bw_[f], flow_cap_[f]);
+      capped_.push_back(int(f));
+    }
+  }
   // A kernel's flow (FlowSpec::timed) moves its time at one unit per second: factor 1.
   for (size_t f = 0; f < flows; ++f)
     if (e.flows_[f].timed) {
@@ -81,9 +99,14 @@ Simulator::Simulator(const CongestionEngine& e, std::span<const double> inputs, 
   }
   done_.assign(flows, 0);
   int queues = 0;
-  for (const FlowSpec& f : e.flows_) queues = std::max(queues, f.queue + 1);
+  for (const FlowSpec& f : e.flows_) queues = std::max({queues, f.queue + 1, f.paused_by + 1});
   queue_head_.assign(size_t(queues), -1);
-  if (e.uses_tau() && !(tau_ >= 0 && tau_ <= 1)) input_error_ = fmt::format("tau must be from 0 to 1, not {}", tau_);
+  // The flows each queue's moving flow stops (FlowSpec::paused_by).
+  pauses_.assign(size_t(queues), {});
+  for (size_t f = 0; f < flows; ++f)
+    if (int q = e.flows_[f].paused_by; q >= 0) pauses_[size_t(q)].push_back(int(f));
+  if (input_error_.empty() && e.uses_tau() && !(tau_ >= 0 && tau_ <= 1))
+    input_error_ = fmt::format("tau must be from 0 to 1, not {}", tau_);
   for (size_t l = 0; l < cap_.size() && input_error_.empty(); ++l)
     if (!(cap_[l] > 0) || !std::isfinite(cap_[l])) input_error_ = fmt::format("a link bandwidth must be positive, not {}", cap_[l]);
   for (double c : duplex_cap_)
@@ -110,7 +133,7 @@ void Simulator::compute_rates(uint64_t mask) {
     pcie_factors(p_, active_.data(), tau_, factor_.data(), ws_);
     for (int f = 0; f < p_.flow_count; ++f) rate_[size_t(f)] = factor_[size_t(f)] * path_bw_[size_t(f)];
   } else {
-    maxmin_rates(p_, active_.data(), cap_.data(), rate_.data(), ws_);
+    maxmin_rates(p_, active_.data(), cap_.data(), rate_.data(), ws_, flow_cap_.empty() ? nullptr : flow_cap_.data());
     for (int f : timed_)
       if (active_[size_t(f)]) rate_[size_t(f)] = 1;  // crosses no link: at its own pace
     for (int f = 0; f < p_.flow_count; ++f) factor_[size_t(f)] = rate_[size_t(f)] / path_bw_[size_t(f)];
@@ -179,13 +202,16 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
           continue;
         }
         active_[size_t(f)] = 1;
-        mask |= uint64_t(1) << (f & 63);
-        any = true;
       }
       for (int head : queue_head_)
-        if (head >= 0) {
-          active_[size_t(head)] = 1;
-          mask |= uint64_t(1) << (head & 63);
+        if (head >= 0) active_[size_t(head)] = 1;
+      // A queue with a flow moving stops the flows it pauses (FlowSpec::paused_by); they keep their bytes.
+      for (size_t q = 0; q < pauses_.size(); ++q)
+        if (int head = queue_head_[q]; head >= 0 && active_[size_t(head)])
+          for (int f : pauses_[q]) active_[size_t(f)] = 0;
+      for (int f = 0; f < flows; ++f)
+        if (active_[size_t(f)]) {
+          mask |= uint64_t(1) << (f & 63);
           any = true;
         }
     }
@@ -422,6 +448,7 @@ ir::EngineResult CongestionEngine::run(std::span<const double> inputs) const {
                      {"start_s", s.start[f]},
                      {"end_s", s.end[f]}});
     if (flows_[f].timed) flows.back()["kernel_s"] = sim.bytes(int(f));
+    if (double cap = sim.cap(int(f)); cap < kInf) flows.back()["rate_cap_bytes_per_s"] = cap;
   }
   detail["flows"] = flows;
   if (flows_.size() > g_listing.flows) {

@@ -35,6 +35,12 @@ struct FlowSpec {
   // time in seconds, and it moves at one unit per second while it runs, so it ends that long after it starts; with
   // `queue` (its GPU's compute), the kernels of one GPU run one at a time, as copies take turns on a copy engine.
   bool timed = false;
+  // Max-min only: a rate the flow never exceeds, whatever its links leave it (a pageable copy: the pipeline of staging
+  // copies through host memory and DMA transfers, AHEAD eq. 9): which of the cap inputs; -1: none.
+  int cap_input = -1;
+  // Max-min only: a queue whose moving flow stops this one (it keeps its bytes and goes on when that queue has no
+  // flow moving): a pageable copy's DMA transfers wait while a pinned copy holds their copy engine. -1: none.
+  int paused_by = -1;
 };
 
 // Which arbitration each link of the topology belongs to (-1: none declared, max-min applies).
@@ -98,9 +104,12 @@ class CongestionEngine : public ir::Engine {
   };
   void set_duplex(std::vector<Duplex> duplex) { duplex_ = std::move(duplex); }
   const std::vector<Duplex>& duplex() const { return duplex_; }
-  // Every input: tau, bandwidths, sizes, start times, duplex bandwidths.
+  // Rate caps (FlowSpec::cap_input): after the duplex bandwidths, one input each.
+  int cap_input_count() const { return cap_inputs_; }
+  // Every input: tau, bandwidths, sizes, start times, duplex bandwidths, rate caps.
   size_t input_count() const {
-    return (uses_tau() ? 1 : 0) + links_.size() + size_t(size_inputs_) + size_t(start_inputs_) + duplex_.size();
+    return (uses_tau() ? 1 : 0) + links_.size() + size_t(size_inputs_) + size_t(start_inputs_) + duplex_.size() +
+           size_t(cap_inputs_);
   }
   // Flow f's route as text: `A -> B -> C`.
   std::string route_text(int f) const;
@@ -174,7 +183,7 @@ class CongestionEngine : public ir::Engine {
   }
   std::vector<int> size_input_;   // per flow: index of its size among the size inputs
   std::vector<int> start_input_;  // per flow: index of its start-time input, or -1
-  int size_inputs_ = 0, start_inputs_ = 0;
+  int size_inputs_ = 0, start_inputs_ = 0, cap_inputs_ = 0;
   std::vector<int> link_far_end_;  // per compact directed link: the component it leads to
   // Flows and gates started by flow f's end, or by gate g's opening (index flow_count + g): [begin[i], begin[i + 1]).
   // A gate opens when every flow of its group has ended (FlowSpec::after_group).

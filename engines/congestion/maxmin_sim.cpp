@@ -166,10 +166,11 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
   // The event's component and its filling: stamps instead of clearing, the component's flows and links.
   uint32_t epoch = 0;
   std::vector<uint32_t> flow_mark(size_t(flows), 0), link_mark(size_t(links), 0), frozen_mark(size_t(flows), 0);
-  std::vector<uint8_t> started(size_t(flows), 0);
+  std::vector<uint8_t> started(size_t(flows), 0), paused(size_t(flows), 0);
   std::vector<int> comp_flows, comp_links, started_now, seeds;
   std::vector<double> spare(size_t(links), 0), level_at(size_t(links), 0), new_rate(size_t(flows), 0);
   std::vector<int> unfrozen(size_t(links), 0);
+  std::vector<std::pair<double, int>> caps;  // the component's capped flows, least cap first
   FillQueue fill;
   std::vector<int> full;
   double least_ended = kInf;  // the least rate among the flows that ended at this event
@@ -212,23 +213,41 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
       unfrozen[size_t(l)] = count;
       level_at[size_t(l)] = 0;
     }
-    // Progressive filling on the component, as maxmin_rates does it on the whole problem.
+    // Progressive filling on the component, as maxmin_rates does it on the whole problem: a capped flow
+    // (FlowSpec::cap_input) stops growing at its cap when that comes before the next link fills.
     auto fill_level = [&](int l) { return level_at[size_t(l)] + std::max(0.0, spare[size_t(l)]) / unfrozen[size_t(l)]; };
     fill.start(comp_links, unfrozen.data(), fill_level);
+    auto freeze = [&](int g, double at) {
+      frozen_mark[size_t(g)] = epoch;
+      new_rate[size_t(g)] = at;
+      for (int h = path_begin[g]; h < path_begin[g + 1]; ++h) {
+        size_t k2 = size_t(hop_link[h]);
+        spare[k2] -= (at - level_at[k2]) * unfrozen[k2];
+        level_at[k2] = at;
+        --unfrozen[k2];
+      }
+    };
+    caps.clear();
+    if (!capped_.empty())
+      for (int g : comp_flows)
+        if (flow_cap_[size_t(g)] < kInf) caps.emplace_back(flow_cap_[size_t(g)], g);
+    std::sort(caps.begin(), caps.end());
+    size_t next_cap = 0;
     double level = 0;
-    while (fill.next(unfrozen.data(), cap_.data(), fill_level, level, full)) {
+    for (;;) {
+      double link_at = 0;
+      bool links_left = fill.peek(unfrozen.data(), fill_level, link_at);
+      if (next_cap < caps.size() && (!links_left || caps[next_cap].first <= link_at)) {
+        if (frozen_mark[size_t(caps[next_cap].second)] != epoch) freeze(caps[next_cap].second, caps[next_cap].first);
+        ++next_cap;
+        continue;
+      }
+      if (!fill.next(unfrozen.data(), cap_.data(), fill_level, level, full)) break;
       for (int l : full)
         for (int k = on_begin[size_t(l)]; k < on_begin[size_t(l)] + on_size[size_t(l)]; ++k) {
           int g = on_flow[size_t(k)];
           if (flow_mark[size_t(g)] != epoch || frozen_mark[size_t(g)] == epoch) continue;
-          frozen_mark[size_t(g)] = epoch;
-          new_rate[size_t(g)] = level;
-          for (int h = path_begin[g]; h < path_begin[g + 1]; ++h) {
-            size_t k2 = size_t(hop_link[h]);
-            spare[k2] -= (level - level_at[k2]) * unfrozen[k2];
-            level_at[k2] = level;
-            --unfrozen[k2];
-          }
+          freeze(g, level);
         }
     }
     // New rates: a flow whose rate changes has its bytes brought up to date and its end scheduled again.
@@ -257,15 +276,42 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
     // Flows issued by now start; one of a queue waits while another of its queue moves, and when none does, the
     // first issued of those waiting (ties by flow order) starts.
     started_now.clear();
-    auto start = [&](int f) {
-      state[size_t(f)] = 1;
+    // A queue has a flow moving: its head, unless that is paused itself.
+    auto moving = [&](int q) { return queue_head_[size_t(q)] >= 0 && !paused[size_t(queue_head_[size_t(q)])]; };
+    // A flow moves from now on: its bytes as they are (a new flow's all of them), its links solved again.
+    auto resume = [&](int f) {
+      paused[size_t(f)] = 0;
       active_[size_t(f)] = 1;
-      begin_[size_t(f)] = t;
+      if (begin_[size_t(f)] == kInf) begin_[size_t(f)] = t;
       since[size_t(f)] = t;
-      remaining_[size_t(f)] = bytes_[size_t(f)];
       started[size_t(f)] = 1;
       started_now.push_back(f);
       enter(f);
+      for (int h = path_begin[f]; h < path_begin[f + 1]; ++h) seeds.push_back(hop_link[h]);
+    };
+    auto start = [&](int f) {
+      state[size_t(f)] = 1;
+      remaining_[size_t(f)] = bytes_[size_t(f)];
+      since[size_t(f)] = t;
+      int by = e_.flows_[size_t(f)].paused_by;
+      if (by >= 0 && moving(by)) {
+        paused[size_t(f)] = 1;  // in flight, waiting for its pausing queue (FlowSpec::paused_by)
+        return;
+      }
+      resume(f);
+    };
+    // A flow in flight stops and keeps its bytes: its links are solved again, as when a flow ends.
+    auto pause = [&](int f) {
+      remaining_[size_t(f)] = left_at(f, t);
+      since[size_t(f)] = t;
+      least_ended = std::min(least_ended, rate_[size_t(f)]);
+      rate_[size_t(f)] = 0;
+      ends.erase(f);
+      nearly.erase(f);
+      active_[size_t(f)] = 0;
+      paused[size_t(f)] = 1;
+      if (begin_[size_t(f)] == t) begin_[size_t(f)] = kInf;  // started at this event: it has not moved yet
+      leave(f);
       for (int h = path_begin[f]; h < path_begin[f + 1]; ++h) seeds.push_back(hop_link[h]);
     };
     while (!arrivals.empty() && arrivals.top_key() <= t) {
@@ -288,6 +334,13 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
       start(*first);
       w.erase(first);
     }
+    // The flows a queue pauses (FlowSpec::paused_by) stop when it has a flow moving and go on when it has none.
+    for (int q : freed)
+      for (int f : pauses_[size_t(q)]) {
+        if (state[size_t(f)] != 1) continue;
+        if (moving(q) && !paused[size_t(f)]) pause(f);
+        else if (!moving(q) && paused[size_t(f)]) resume(f);
+      }
     freed.clear();
     // Duplex links whose reverse started or stopped carrying flows change capacity: their components are solved
     // again whole (like a start, any rate may change).

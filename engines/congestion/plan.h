@@ -66,6 +66,13 @@ class FillQueue {
       if (unfrozen[l] > 0) heap_.emplace_back(level(l), l);
     std::make_heap(heap_.begin(), heap_.end(), later);
   }
+  // The next level at which a link fills, without taking it; false when no link has flows still growing.
+  template <class Level>
+  bool peek(const int* unfrozen, Level level, double& at) {
+    if (!settle(unfrozen, level)) return false;
+    at = heap_.front().first;
+    return true;
+  }
   // The next level at which links fill, with every link full at it (to within 1e-12 of its capacity) in `full`;
   // false when no link has flows still growing.
   template <class Level>
@@ -129,6 +136,7 @@ struct Workspace {
   std::vector<int> unfrozen_on_link;
   std::vector<int> link_begin, link_fill, link_flows;  // active flows per link (max-min)
   std::vector<uint8_t> frozen;
+  std::vector<std::pair<double, int>> caps;  // max-min: the active flows' rate caps, least first (cap, flow)
   // Per link (max-min): 1 where another link carries exactly the same flows at no more capacity, so that this one
   // never fills first and progressive filling can leave it out (mark_redundant_links; empty: none left out).
   std::vector<uint8_t> redundant;
@@ -161,7 +169,9 @@ void pcie_factors(const Plan& plan, const uint8_t* active, double tau, double* f
 // (the first such in link order), whose constraint implies theirs.
 void mark_redundant_links(const Plan& plan, const double* capacity, Workspace& ws);
 
-// Max-min fair rates (bytes/s) of the active flows by progressive filling over the directed links' capacities.
-void maxmin_rates(const Plan& plan, const uint8_t* active, const double* capacity, double* rate, Workspace& ws);
+// Max-min fair rates (bytes/s) of the active flows by progressive filling over the directed links' capacities;
+// `flow_cap` (per flow, infinite for none; null: no caps): a flow stops growing at its cap as at a full link.
+void maxmin_rates(const Plan& plan, const uint8_t* active, const double* capacity, double* rate, Workspace& ws,
+                  const double* flow_cap = nullptr);
 
 }  // namespace gpm::engines::congestion

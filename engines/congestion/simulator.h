@@ -1,6 +1,7 @@
 // simulator.h: one thread's event loop over a congestion engine's flows, with its scratch space and step cache.
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -18,6 +19,10 @@ class Simulator {
   // The makespan with each source sending in `rank` order; NaN with `error` set when no result exists.
   double run(const int* rank, CongestionEngine::Schedule* out, std::string* error);
   double bytes(int flow) const { return bytes_[size_t(flow)]; }
+  // A flow's rate cap (FlowSpec::cap_input), infinite for none.
+  double cap(int flow) const {
+    return flow_cap_.empty() ? std::numeric_limits<double>::infinity() : flow_cap_[size_t(flow)];
+  }
   // The search's fast path (flows all issued at 0, PCIe source arbitration): `queue` lists each source's flows in
   // sending order, source s at [queue_begin[s], queue_begin[s + 1]). The makespan, or NaN when flows stall.
   double run_queues(const int* queue);
@@ -78,7 +83,10 @@ class Simulator {
   std::vector<uint8_t> active_, done_;
   std::vector<int> head_;
   std::vector<int> timed_;  // the kernels' flows (FlowSpec::timed)
-  std::vector<int> queue_head_;  // per queue (FlowSpec::queue): the flow moving, or -1
+  std::vector<int> queue_head_;  // per queue (FlowSpec::queue): the flow moving (or paused: FlowSpec::paused_by), or -1
+  std::vector<std::vector<int>> pauses_;  // per queue: the flows that wait while it has a flow moving (paused_by)
+  std::vector<double> flow_cap_;  // per flow: its rate cap (FlowSpec::cap_input), infinite for none; empty: no caps
+  std::vector<int> capped_;       // the flows with a cap
   std::vector<int> waiting_;     // per flow, then per gate: what it waits for that has not ended or opened
   std::vector<uint64_t> slot_of_flow_;
   std::vector<int32_t> direct_;
