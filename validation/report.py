@@ -37,6 +37,8 @@ DATASETS = [
      "machines/h100_node_measured.gpm", "validation/offload_streams.gpm", "validation/h100_node/offload_streams.csv", []),
     ("H200 SXM (measured here), offloads (streams, implicit, hybrid), calibrated machine",
      "machines/h200_node_measured.gpm", "validation/offload_streams.gpm", "validation/h200_node/offload_streams.csv", []),
+    ("H100 SXM (measured here), pageable copies beside others at once, calibrated machine",
+     "machines/h100_node_measured.gpm", "validation/pageable_par.gpm", "validation/h100_node/pageable_par.csv", []),
     ("RTX 4090, P2P writes, 40 MB, peer access on", "machines/rtx4090_8x.gpm", "validation/rtx4090_8x/p2p.gpm",
      "validation/rtx4090_8x/p2p_unidirectional.csv", []),
     ("RTX 4090, P2P writes, 16 B, peer access on", "machines/rtx4090_8x.gpm", "validation/rtx4090_8x/p2p.gpm",
