@@ -171,21 +171,23 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
         }
       }
   }();
-  // Pageable copies of two branches staging through one host memory for different GPUs: each is priced with the
-  // memory's whole bandwidth (AHEAD eq. 9), said once. (Those of one GPU take turns, below; those of its two
-  // directions were measured to run side by side, docs/validation.md.)
+  // Copies of two branches staging through one host memory (pageable copies, peer copies without peer access), but
+  // for pageable copies of one GPU (which take turns, below; those of its two directions were measured to run side by
+  // side, docs/validation.md): each is priced with the memory's whole bandwidth, said once.
   [&] {
-    std::map<int32_t, std::tuple<size_t, const Task*, int32_t>> first_on;  // memory -> branch, copy, GPU
+    std::map<int32_t, std::tuple<size_t, const Task*, int32_t>> first_on;  // memory -> branch, copy, its key
+    int32_t unique = -2;
     for (size_t b = 0; b < branches.size(); ++b)
       for (const Task* t : branches[b]) {
         if (!is_copy(*t) || t->flow.staging < 0) continue;
-        int32_t gpu = t->flow.src == t->flow.staging ? t->flow.dst : t->flow.src;
-        auto [it, first] = first_on.try_emplace(t->flow.staging, b, t, gpu);
-        if (first || std::get<0>(it->second) == b || std::get<2>(it->second) == gpu) continue;
+        bool host_copy = t->flow.src == t->flow.staging || t->flow.dst == t->flow.staging;
+        int32_t key = !host_copy ? unique-- : t->flow.src == t->flow.staging ? t->flow.dst : t->flow.src;
+        auto [it, first] = first_on.try_emplace(t->flow.staging, b, t, key);
+        if (first || std::get<0>(it->second) == b || std::get<2>(it->second) == key) continue;
         diags_.warning(DiagKind::UnmodelledSharing, s.range,
-                       fmt::format("the pageable copies `{}` and `{}` in this `par` stage through host memory `{}` "
-                                   "for two GPUs, but each is priced with the memory's whole bandwidth (AHEAD eq. 9); "
-                                   "their transfers share the links as flows",
+                       fmt::format("the copies `{}` and `{}` in this `par` both stage through host memory `{}`, but "
+                                   "each is priced with the memory's whole bandwidth (only a GPU's pageable copies "
+                                   "take turns); their transfers share the links as flows",
                                    std::get<1>(it->second)->name, t->name,
                                    m_.topology.components[size_t(t->flow.staging)].path));
         diags_.note(t->range, "the second one");
@@ -222,15 +224,19 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   // at once): those of one GPU in one direction take turns, whole (one staging path each way: keys 3 and 4 of the
   // queue map); each moves at most at eq. 9's rate (a cap input); and its DMA transfers wait while a pinned copy holds
   // its copy engine (paused_by), which that copy does not notice.
+  // A peer copy staged through host memory (peer access off) is one flow over both legs, capped at B_mem / 2; no
+  // measurement says how the driver runs two of them at once, so they take no turns.
   std::vector<ValueId> caps;
   auto pageable = [&](cg::FlowSpec& f, const Task& t) {
-    if (t.flow.staging < 0) return;
-    bool h2d = kind_of(t) == "h2d";
+    if (t.flow.rate == kNoValue) return;
+    f.cap_input = int(caps.size());
+    caps.push_back(t.flow.rate);
+    std::string kind = kind_of(t);
+    if (kind != "h2d" && kind != "d2h") return;
+    bool h2d = kind == "h2d";
     int gpu = h2d ? t.flow.dst : t.flow.src;
     f.paused_by = f.queue;
     f.queue = queues.emplace(std::pair{gpu, h2d ? 3 : 4}, int(queues.size())).first->second;
-    f.cap_input = int(caps.size());
-    caps.push_back(t.flow.rate);
   };
   std::vector<engines::congestion::StreamsEngine::Branch> streams;
   std::vector<cg::FlowSpec> specs;
@@ -463,8 +469,16 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
                              in_turn ? ", a branch's items one after another" : "");
   }
   if (only_kernels) task.model = "a branch's kernels and overheads one after another";
-  if (std::any_of(planned.begin(), planned.end(), [](const Planned& p) { return p.index == -1 && p.task->flow.staging >= 0; }))
+  auto staged = [&](bool host_copy) {
+    return std::any_of(planned.begin(), planned.end(), [&](const Planned& p) {
+      const auto& flow = p.task->flow;
+      return p.index == -1 && flow.staging >= 0 && (flow.src == flow.staging || flow.dst == flow.staging) == host_copy;
+    });
+  };
+  if (staged(true))
     task.model += "; a pageable copy at most at AHEAD eq. 9's rate (staged through host memory in pipelined chunks)";
+  if (staged(false))
+    task.model += "; a peer copy without peer access one flow through host memory, at most at half its bandwidth";
   if (pageable_turns) task.model += "; a GPU's pageable copies one at a time each way (measured)";
   if (pauses) task.model += "; a pageable copy waits while a pinned copy holds its copy engine (measured)";
   if (turns) task.model += "; a GPU's copies take turns on its copy engines ([WERK] III)";

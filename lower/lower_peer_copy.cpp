@@ -106,6 +106,12 @@ Task Lowerer::lower_staged_peer_copy(const Stmt& s, Task task, ValueId bytes, in
   task.value = call_stdlib("staged_p2p_copy_time", {d2h.lo, h2d.lo, bytes, d2h.bw, h2d.bw, mem_bw->second}, s.range);
   task.terms = {{"L+O to host", d2h.lo}, {"L+O from host", h2d.lo}, {"bandwidth to host", d2h.bw},
                 {"bandwidth from host", h2d.bw}, {"host memory bandwidth", mem_bw->second}};
+  // As a flow (in a `par` whose copies share a link): one flow over both legs, from the two legs' L+O, moving at most
+  // at B_mem / 2 (the memory carries every byte twice), so that alone it ends at the pipeline's time.
+  for (const Hop& hop : *out) task.route.emplace_back(hop.link, hop.direction);
+  for (const Hop& hop : *in) task.route.emplace_back(hop.link, hop.direction);
+  task.flow = {src, dst, bytes, b_.binary(Opcode::Add, d2h.lo, h2d.lo, s.range), memory,
+               b_.binary(Opcode::Div, mem_bw->second, b_.constant(2, Dim::count(), s.range), s.range)};
   return task;
 }
 
