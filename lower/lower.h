@@ -157,7 +157,7 @@ class Lowerer {
   // App helpers (lower_app.cpp).
   Task lower_stmt(const frontend::AppDecl& app, const frontend::Stmt& stmt);
   void warn_shared_links(const frontend::Stmt& par, const Task& task);
-  void warn_shared_gpus(const frontend::Stmt& par, const Task& task, bool kernels);
+  void warn_shared_gpus(const frontend::Stmt& par, const Task& task);
   // A `par` whose branches are copies that share a link: one congestion-engine task of their flows, or the par
   // itself (with warn_shared_links' warning where they share a link it cannot price). lower_par_copies.cpp.
   Task share_par_copies(const frontend::Stmt& par, Task task);

@@ -84,12 +84,17 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   }
   if (!fits) {
     warn_shared_links(s, par);
-    warn_shared_gpus(s, par, true);
+    warn_shared_gpus(s, par);
     return par;
   }
-  // A roofline kernel on a GPU ([WERK] section III: a GPU runs the kernels of its streams one at a time): where two
-  // branches run such kernels on one GPU, they become flows of its compute queue (FlowSpec::timed), taking turns.
-  auto gpu_kernel = [&](const Task& t) { return is_delay(t) && !is_mapped(t) && t.gpu >= 0 && t.part == "kernels"; };
+  // A roofline kernel on a GPU ([WERK] section III: a GPU runs the kernels of its streams one at a time), or a d2d
+  // copy, which moves its bytes through the same device memory (measured on an H100: two d2d copies, or a d2d copy
+  // and a triad, on two streams took 0.96-0.99 times the sum of their times alone, docs/validation.md): where two
+  // branches run such work on one GPU, it becomes flows of its compute queue (FlowSpec::timed), taking turns.
+  auto d2d = [](const Task& t) { return t.name.starts_with("copy d2d "); };
+  auto gpu_kernel = [&](const Task& t) {
+    return is_delay(t) && !is_mapped(t) && t.gpu >= 0 && (t.part == "kernels" || d2d(t));
+  };
   std::map<int32_t, std::set<size_t>> kernel_branches;  // GPU -> the branches that run kernels on it
   for (size_t b = 0; b < branches.size(); ++b)
     for (const Task* t : branches[b])
@@ -147,7 +152,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   // kernels of two branches on one GPU.
   if (!shared && !duplex && compute_turns.empty()) {
     warn_shared_links(s, par);
-    warn_shared_gpus(s, par, true);
+    warn_shared_gpus(s, par);
     return par;
   }
   // A mapped run's accesses beside another branch's flows on one link: priced apart (eq. 6), said once.
@@ -270,13 +275,13 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
         wait_for(f, last, last_group);
         last.assign(1, int(specs.size()));
         last_group = -1;
-        stream.items.push_back({int(specs.size()), -1, t->name, "kernel"});
+        stream.items.push_back({int(specs.size()), -1, t->name, d2d(*t) ? "d2d" : "kernel"});
         stream.flows.push_back(int(specs.size()));
         specs.push_back(std::move(f));
         bytes.push_back(t->value);
         starts.push_back(waited == kNoValue ? b_.constant(0, Dim::seconds(), s.range) : waited);
         waited = kNoValue;
-        kernel = sum(kernel, t->value);
+        if (!d2d(*t)) kernel = sum(kernel, t->value);
         continue;
       }
       if (is_delay(*t)) {
@@ -433,12 +438,18 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
                                             component_names());
   if (!engine || engine->uses_tau()) {
     warn_shared_links(s, par);
-    warn_shared_gpus(s, par, true);
+    warn_shared_gpus(s, par);
     return par;
   }
   bool sequences = planned.size() > branches.size();
   bool only_kernels = std::all_of(planned.begin(), planned.end(), [](const Planned& p) { return p.index == -2; });
-  std::string row = only_kernels ? " (kernels taking turns on a GPU)"
+  bool any_d2d =
+      std::any_of(planned.begin(), planned.end(), [&](const Planned& p) { return p.index == -2 && d2d(*p.task); });
+  bool all_d2d =
+      std::all_of(planned.begin(), planned.end(), [&](const Planned& p) { return p.index == -2 && d2d(*p.task); });
+  std::string row = only_kernels ? (all_d2d   ? " (d2d copies taking turns on a GPU)"
+                                    : any_d2d ? " (kernels and d2d copies taking turns on a GPU)"
+                                              : " (kernels taking turns on a GPU)")
                     : blocks     ? " (copies and flows sharing links)"
                                  : " (copies sharing links, as flows)";
   if (mpi_ops) {
@@ -468,7 +479,9 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
                              copies ? ", each copy after its route's L+O (AHEAD eq. 10)" : "",
                              in_turn ? ", a branch's items one after another" : "");
   }
-  if (only_kernels) task.model = "a branch's kernels and overheads one after another";
+  if (only_kernels)
+    task.model = any_d2d ? "a branch's kernels, d2d copies and overheads one after another"
+                         : "a branch's kernels and overheads one after another";
   auto staged = [&](bool host_copy) {
     return std::any_of(planned.begin(), planned.end(), [&](const Planned& p) {
       const auto& flow = p.task->flow;
@@ -482,9 +495,10 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   if (pageable_turns) task.model += "; a GPU's pageable copies one at a time each way (measured)";
   if (pauses) task.model += "; a pageable copy waits while a pinned copy holds its copy engine (measured)";
   if (turns) task.model += "; a GPU's copies take turns on its copy engines ([WERK] III)";
-  if (kernel_turns) task.model += "; a GPU's kernels run one at a time, the first issued first ([WERK] III)";
-  // What no flow shares: device-to-device copies of two branches on one GPU.
-  warn_shared_gpus(s, par, false);
+  if (kernel_turns)
+    task.model += any_d2d ? "; a GPU's kernels and d2d copies run one at a time, the first issued first ([WERK] III; "
+                            "d2d copies measured)"
+                          : "; a GPU's kernels run one at a time, the first issued first ([WERK] III)";
   // A link direction with a `bw_duplex` ([WERK] Table II) has that bandwidth while the other direction carries a
   // flow of the par: the engine switches it as flows come and go.
   std::vector<cg::CongestionEngine::Duplex> duplex_links;
@@ -530,15 +544,15 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   return task;
 }
 
-// Work of two branches on one GPU at once that the par does not share: device-to-device copies (each priced with the
-// GPU's whole `mem_bw`, AHEAD section IV-C) and, with `kernels`, roofline kernels (each with the whole GPU,
-// models.md section 2) where they do not take turns (a par whose items became flows runs them one at a time).
-// Says so, once per par, with the first pair.
-void Lowerer::warn_shared_gpus(const Stmt& s, const Task& par, bool kernels) {
+// Work of two branches on one GPU at once in a par that stays a maximum of its branches: device-to-device copies
+// (each priced with the GPU's whole `mem_bw`, AHEAD section IV-C) and roofline kernels (each with the whole GPU,
+// models.md section 2), which take turns where the par's items become flows. Says so, once per par, with the first
+// pair.
+void Lowerer::warn_shared_gpus(const Stmt& s, const Task& par) {
   std::map<int32_t, std::pair<size_t, const Task*>> first_on;  // GPU -> the first such work of a branch on it
   auto d2d = [](const Task& t) { return t.name.starts_with("copy d2d "); };
   std::function<bool(const Task&, size_t)> visit = [&](const Task& t, size_t branch) {
-    if (t.kind == TaskKind::Op && t.gpu >= 0 && (kernels || d2d(t))) {
+    if (t.kind == TaskKind::Op && t.gpu >= 0) {
       auto [it, first] = first_on.try_emplace(t.gpu, branch, &t);
       if (!first && it->second.first != branch) {
         const std::string& gpu = m_.topology.components[size_t(t.gpu)].path;
