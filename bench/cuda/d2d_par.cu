@@ -20,51 +20,6 @@ __global__ void triad(float* __restrict__ a, const float* __restrict__ b, const 
     a[k] = b[k] + 3.0f * c[k];
 }
 
-struct Pair {
-  Timing first, second;
-};
-
-// `first` on s0 and `second` (may be empty) on s1, both after one start event: the end of each from that start.
-Pair time_pair(cudaStream_t s0, cudaStream_t s1, int reps, const std::function<void()>& first,
-               const std::function<void()>& second) {
-  cudaEvent_t start, done0, done1;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&done0));
-  CHECK(cudaEventCreate(&done1));
-  std::vector<double> t0, t1;
-  for (int r = -3; r < reps; ++r) {
-    CHECK(cudaDeviceSynchronize());
-    CHECK(cudaEventRecord(start, s0));
-    CHECK(cudaStreamWaitEvent(s1, start, 0));
-    first();
-    if (second) second();
-    CHECK(cudaEventRecord(done0, s0));
-    CHECK(cudaEventRecord(done1, s1));
-    CHECK(cudaDeviceSynchronize());
-    float a = 0, b = 0;
-    CHECK(cudaEventElapsedTime(&a, start, done0));
-    CHECK(cudaEventElapsedTime(&b, start, done1));
-    if (r >= 0) {
-      t0.push_back(a * 1e-3);
-      t1.push_back(second ? b * 1e-3 : 0.0);
-    }
-  }
-  CHECK(cudaEventDestroy(start));
-  CHECK(cudaEventDestroy(done0));
-  CHECK(cudaEventDestroy(done1));
-  auto stats = [](std::vector<double> t) {
-    std::sort(t.begin(), t.end());
-    return Timing{t[t.size() / 2], t.front(), t.back()};
-  };
-  return {stats(t0), stats(t1)};
-}
-
-void row(const char* name, size_t bytes, int reps, const Pair& p) {
-  std::printf("%s,%zu,%d,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e\n", name, bytes, reps, p.first.median, p.first.min,
-              p.first.max, p.second.median, p.second.min, p.second.max);
-  std::fflush(stdout);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -104,12 +59,16 @@ int main(int argc, char** argv) {
                                         reinterpret_cast<float*>(buf[k][2]), bytes / sizeof(float));
       };
     };
-    row("d2d", bytes, reps, time_pair(s[0], s[1], reps, copy(0), nullptr));
-    row("triad", bytes, reps, time_pair(s[0], s[1], reps, kernel(0), nullptr));
-    row("d2d+d2d", bytes, reps, time_pair(s[0], s[1], reps, copy(0), copy(1)));
-    row("d2d+triad", bytes, reps, time_pair(s[0], s[1], reps, copy(0), kernel(1)));
-    row("triad+d2d", bytes, reps, time_pair(s[0], s[1], reps, kernel(0), copy(1)));
-    row("triad+triad", bytes, reps, time_pair(s[0], s[1], reps, kernel(0), kernel(1)));
+    auto row = [&](const char* name, const std::function<void()>& a, const std::function<void()>& b) {
+      TwoTimings t = time_two(s[0], s[1], reps, a, b);
+      print_two(name, bytes, reps, t.first, t.second);
+    };
+    row("d2d", copy(0), nullptr);
+    row("triad", kernel(0), nullptr);
+    row("d2d+d2d", copy(0), copy(1));
+    row("d2d+triad", copy(0), kernel(1));
+    row("triad+d2d", kernel(0), copy(1));
+    row("triad+triad", kernel(0), kernel(1));
     CHECK(cudaGetLastError());
   }
   return 0;

@@ -34,36 +34,8 @@ struct Pair {
 // The copy on s0 and the kernel on s1, both after one start event: the time of each from that start.
 Pair time_pair(cudaStream_t s0, cudaStream_t s1, int reps, const std::function<void()>& copy,
                const std::function<void()>& kernel) {
-  cudaEvent_t start, copy_done, kernel_done;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&copy_done));
-  CHECK(cudaEventCreate(&kernel_done));
-  std::vector<double> tc, tk;
-  for (int r = -3; r < reps; ++r) {
-    CHECK(cudaDeviceSynchronize());
-    CHECK(cudaEventRecord(start, s0));
-    CHECK(cudaStreamWaitEvent(s1, start, 0));
-    if (copy) copy();
-    if (kernel) kernel();
-    CHECK(cudaEventRecord(copy_done, s0));
-    CHECK(cudaEventRecord(kernel_done, s1));
-    CHECK(cudaDeviceSynchronize());
-    float a = 0, b = 0;
-    CHECK(cudaEventElapsedTime(&a, start, copy_done));
-    CHECK(cudaEventElapsedTime(&b, start, kernel_done));
-    if (r >= 0) {
-      tc.push_back(a * 1e-3);
-      tk.push_back(b * 1e-3);
-    }
-  }
-  CHECK(cudaEventDestroy(start));
-  CHECK(cudaEventDestroy(copy_done));
-  CHECK(cudaEventDestroy(kernel_done));
-  auto stats = [](std::vector<double> t) {
-    std::sort(t.begin(), t.end());
-    return Timing{t[t.size() / 2], t.front(), t.back()};
-  };
-  return {stats(tc), stats(tk)};
+  TwoTimings t = time_two(s0, s1, reps, copy, kernel);
+  return {t.first, t.second};
 }
 
 void row(const char* name, size_t copy_bytes, size_t kernel_bytes, int reps, const Pair& p) {

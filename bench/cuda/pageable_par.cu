@@ -34,18 +34,9 @@ struct Copy {
   }
 };
 
-struct Stats {
-  double median, min, max;
-};
-
-Stats stats(std::vector<double> t) {
-  std::sort(t.begin(), t.end());
-  return {t[t.size() / 2], t.front(), t.back()};
-}
-
 // Runs `a` (and `b`, when given, `delay` seconds later) from two threads, `reps` timed runs after 3 warm-up ones; the
 // end of each from the moment both threads are released.
-std::pair<Stats, Stats> time_pair(const Copy& a, const Copy* b, size_t n, int reps, double delay = 0.0) {
+TwoTimings time_pair(const Copy& a, const Copy* b, size_t n, int reps, double delay = 0.0) {
   std::vector<double> ta, tb;
   for (int r = -3; r < reps; ++r) {
     CHECK(cudaDeviceSynchronize());
@@ -77,13 +68,7 @@ std::pair<Stats, Stats> time_pair(const Copy& a, const Copy* b, size_t n, int re
     }
   }
   if (!b) tb.push_back(0.0);
-  return {stats(ta), stats(tb)};
-}
-
-void row(const std::string& name, size_t n, int reps, const std::pair<Stats, Stats>& p) {
-  std::printf("%s,%zu,%d,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e\n", name.c_str(), n, reps, p.first.median, p.first.min,
-              p.first.max, p.second.median, p.second.min, p.second.max);
-  std::fflush(stdout);
+  return {timing_of(ta), timing_of(tb)};
 }
 
 }  // namespace
@@ -156,13 +141,9 @@ int main(int argc, char** argv) {
   };
   for (size_t n : sizes) {
     for (const Case& c : cases) {
-      Copy a = copy(0, c.a_h2d, c.a_pinned);
-      if (c.b < 0) {
-        row(c.name, n, reps, time_pair(a, nullptr, n, reps));
-      } else {
-        Copy b = copy(1, c.b_h2d, c.b_pinned);
-        row(c.name, n, reps, time_pair(a, &b, n, reps, c.b_delay));
-      }
+      Copy a = copy(0, c.a_h2d, c.a_pinned), b = copy(1, c.b_h2d, c.b_pinned);
+      TwoTimings t = time_pair(a, c.b < 0 ? nullptr : &b, n, reps, c.b_delay);
+      print_two(c.name, n, reps, t.first, t.second);
     }
   }
   CHECK(cudaGetLastError());
