@@ -31,7 +31,7 @@ std::vector<MpiAttrSpec> collective(const char* algorithms, bool has_bytes, bool
     v.push_back({K::Quantity, "element", kBytes, "",
                  "bytes of one element of the datatype, where an MPI library's choice counts elements (default 8 B)"});
   if (has_segment)
-    v.push_back({K::Quantity, "segment", kBytes, "", "algorithm = pipeline: bytes per segment (default: the fastest)"});
+    v.push_back({K::Quantity, "segment", kBytes, "", "algorithm = pipeline or double_binary_tree: bytes per segment (default: the fastest)"});
   if (std::string_view(algorithms).find("ring") != std::string_view::npos)
     v.push_back({K::Quantity, "channels", kCount, "", "fabric model, algorithm = ring: rings side by side (default 1)"});
   if (has_bytes) {
@@ -114,9 +114,13 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
         {K::Keyword, "transport", {}, kTransports, "where the buffers live (default: host)"}}},
       {"send", point_to_point()},       // `from` sends to `to`
       {"sendrecv", point_to_point()},   // and `to` to `from` at the same time
-      {"allreduce", collective("auto|recursive_doubling|ring|rabenseifner|binomial_tree|hierarchical|tree|nvls|nvls_tree", true)},
-      {"reduce", collective("auto|binomial_tree|rabenseifner|pipeline|ring", true, true)},
-      {"bcast", collective("auto|binomial_tree|scatter_allgather|scatter_doubling_allgather|pipeline|ring", true, true)},
+      {"allreduce", collective("auto|recursive_doubling|ring|rabenseifner|binomial_tree|hierarchical|double_binary_tree|"
+                               "tree|nvls|nvls_tree",
+                               true, true)},
+      {"reduce", collective("auto|binomial_tree|rabenseifner|pipeline|double_binary_tree|ring", true, true)},
+      {"bcast", collective("auto|binomial_tree|scatter_allgather|scatter_doubling_allgather|pipeline|double_binary_tree|"
+                           "ring",
+                           true, true)},
       {"allgather", collective("auto|ring|recursive_doubling|bruck|nvls", true)},
       {"alltoall", collective("auto|pairwise|bruck|scattered", true)},
       {"reduce_scatter", collective("auto|ring|recursive_halving|pairwise|nvls", true)},

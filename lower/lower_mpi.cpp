@@ -41,6 +41,7 @@ mpi::Algorithm algorithm_of(const std::string& word) {
   if (word == "scattered") return mpi::Algorithm::Scattered;
   if (word == "scatter_doubling_allgather") return mpi::Algorithm::ScatterDoublingAllgather;
   if (word == "hierarchical") return mpi::Algorithm::Hierarchical;
+  if (word == "double_binary_tree") return mpi::Algorithm::DoubleBinaryTree;
   return mpi::Algorithm::Dissemination;
 }
 
@@ -557,12 +558,19 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     }
     // A pipeline's segment size; 0 lets the engine choose the segment count that gives the least time.
     const Attr* segment = find_attr(s.attrs, "segment");
-    if (segment && alg != mpi::Algorithm::Pipeline) {
+    if (segment && choice.model == mpi::CommModel::Nccl) {
+      diags_.error(DiagKind::ConflictingAttributes, segment->name_range,
+                   fmt::format("`segment` sizes the segments of a pipelined {} of an MPI model; the nccl model "
+                               "prices NCCL's own chunks (its protocols' and channels'), which no attribute sets",
+                               s.name));
+      return failed;
+    }
+    if (segment && alg != mpi::Algorithm::Pipeline && alg != mpi::Algorithm::DoubleBinaryTree) {
       diags_.error(DiagKind::ConflictingAttributes, segment->name_range,
                    fmt::format("`segment` sizes the segments of a pipelined {}, not of algorithm `{}`", s.name,
                                mpi::algorithm_name(alg)));
       if (const Attr* a = find_attr(s.attrs, "algorithm"))
-        diags_.note(a->value->range, "the algorithm is chosen here (`algorithm = pipeline` takes a segment)");
+        diags_.note(a->value->range, "the algorithm is chosen here (`pipeline` and `double_binary_tree` take a segment)");
       return failed;
     }
     if (segment) {

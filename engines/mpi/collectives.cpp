@@ -39,6 +39,7 @@ const char* algorithm_name(Algorithm a) {
     case Algorithm::Scattered: return "scattered";
     case Algorithm::ScatterDoublingAllgather: return "scatter_doubling_allgather";
     case Algorithm::Hierarchical: return "hierarchical";
+    case Algorithm::DoubleBinaryTree: return "double_binary_tree";
     default: return "dissemination";
   }
 }
@@ -65,12 +66,13 @@ bool algorithm_allowed(Collective c, Algorithm a) {
   switch (c) {
     case Collective::Allreduce:
       return a == Algorithm::BinomialTree || a == Algorithm::RecursiveDoubling || a == Algorithm::Ring ||
-             a == Algorithm::Rabenseifner || a == Algorithm::Hierarchical;
+             a == Algorithm::Rabenseifner || a == Algorithm::Hierarchical || a == Algorithm::DoubleBinaryTree;
     case Collective::Reduce:
-      return a == Algorithm::BinomialTree || a == Algorithm::Rabenseifner || a == Algorithm::Pipeline;
+      return a == Algorithm::BinomialTree || a == Algorithm::Rabenseifner || a == Algorithm::Pipeline ||
+             a == Algorithm::DoubleBinaryTree;
     case Collective::Bcast:
       return a == Algorithm::BinomialTree || a == Algorithm::ScatterAllgather || a == Algorithm::Pipeline ||
-             a == Algorithm::ScatterDoublingAllgather;
+             a == Algorithm::ScatterDoublingAllgather || a == Algorithm::DoubleBinaryTree;
     case Collective::Allgather:
       return a == Algorithm::Ring || a == Algorithm::RecursiveDoubling || a == Algorithm::Bruck;
     case Collective::Alltoall: return a == Algorithm::Pairwise || a == Algorithm::Bruck || a == Algorithm::Scattered;
@@ -225,6 +227,47 @@ bool balanced_nodes(const Layout& l) {
   return true;
 }
 
+DoubleTree double_binary_tree(int64_t p) {
+  // Tree 1 is the in-order binary tree over positions 1 .. p (rank r at position r + 1): a position x whose lowest
+  // set bit is h hangs below x - h or x + h, whichever has 2h as its lowest set bit, or below the first ancestor of
+  // that one within 1 .. p; the root is the largest power of two <= p. Interior nodes are the even positions, leaves
+  // the odd ones. Tree 2 is tree 1 mirrored (rank r at position p - r) for an even p, shifted by one (rank r at
+  // position (r + 1) mod p + 1) for an odd p, so that a rank is interior in at most one of the two trees.
+  DoubleTree t;
+  if (p < 1) return t;
+  int64_t root = 1;
+  while (root * 2 <= p) root *= 2;
+  auto parent_position = [&](int64_t x) -> int64_t {
+    if (x == root) return 0;
+    int64_t h = x & -x;
+    for (;;) {
+      int64_t y = (x / (2 * h)) % 2 == 1 ? x - h : x + h;
+      if (y <= p) return y;
+      x = y;
+      h *= 2;
+    }
+  };
+  for (int k = 0; k < 2; ++k) {
+    auto position = [&](int64_t r) {
+      if (k == 0) return r + 1;
+      return p % 2 == 0 ? p - r : (r + 1) % p + 1;
+    };
+    std::vector<int64_t> rank_at(size_t(p) + 1, -1);
+    for (int64_t r = 0; r < p; ++r) rank_at[size_t(position(r))] = r;
+    t.parent[k].assign(size_t(p), -1);
+    for (int64_t r = 0; r < p; ++r) {
+      int64_t up = parent_position(position(r));
+      t.parent[k][size_t(r)] = up == 0 ? -1 : rank_at[size_t(up)];
+    }
+    for (int64_t r = 0; r < p; ++r) {
+      int64_t d = 0;
+      for (int64_t a = t.parent[k][size_t(r)]; a >= 0; a = t.parent[k][size_t(a)]) ++d;
+      t.depth = std::max(t.depth, d);
+    }
+  }
+  return t;
+}
+
 bool has_node_aware(Collective c) {
   return c == Collective::Allreduce || c == Collective::Bcast || c == Collective::Reduce || c == Collective::Barrier;
 }
@@ -315,6 +358,35 @@ std::vector<Round> flat_rounds(const Layout& l, Collective c, Algorithm a, bool 
     }
     out.push_back(std::move(round));
   };
+  // The double binary tree (Sanders, Speck and Traeff 2009; NCCL's `tree`): each tree carries half the data in S
+  // segments, every tree edge handing one segment per step; a reduce runs the edges towards the roots, a broadcast
+  // away from them, an all-reduce both at once (the broadcast of a segment starts when the root has reduced it), so
+  // the step repeats depth + S - 1 times (twice the depth for an all-reduce) with messages of n / (2 S). A rank sends
+  // at most one message per tree and direction in a step.
+  auto double_tree = [&](bool up, bool down, const char* what) {
+    DoubleTree t = double_binary_tree(p);
+    Accumulator acc(l);
+    Round round;
+    for (int64_t r = 0; r < p; ++r) {
+      PatternStats::Signature sig{};
+      auto send = [&](int64_t to) {
+        sig[size_t(l.route(r, to) * kSizeKinds)] += 1;
+        if (keep_messages) round.messages.emplace_back(int32_t(r), int32_t(to));
+      };
+      for (int k = 0; k < 2; ++k) {
+        if (up && t.parent[k][size_t(r)] >= 0) send(t.parent[k][size_t(r)]);
+        if (down)
+          for (int64_t c = 0; c < p; ++c)
+            if (t.parent[k][size_t(c)] == r) send(c);
+      }
+      acc.add(r, sig);
+    }
+    round.stats = acc.finish();
+    round.size_factor = 0.5;
+    round.what = what;
+    round.pipeline_hops = (up && down ? 2 : 1) * t.depth;
+    out.push_back(std::move(round));
+  };
   // Pipelined (segmented) chain, the "pipeline" broadcast of Pjesivac-Grbovic, Angskun, Bosilca, Fagg, Gabriel and
   // Dongarra, "Performance analysis of MPI collective operations", Cluster Computing 10(2), 2007, whose Hockney
   // time is (p + S - 2)(alpha + beta n / S): ranks 0 .. p - 1 in a line, each of S segments handed one hop per
@@ -380,6 +452,8 @@ std::vector<Round> flat_rounds(const Layout& l, Collective c, Algorithm a, bool 
         }
       } else if (a == Algorithm::Pipeline) {
         chain(false, "pipelined chain step");
+      } else if (a == Algorithm::DoubleBinaryTree) {
+        double_tree(false, true, "double binary tree step (broadcast)");
       } else {
         bcast_rounds("binomial bcast");
       }
@@ -398,6 +472,8 @@ std::vector<Round> flat_rounds(const Layout& l, Collective c, Algorithm a, bool 
         }
       } else if (a == Algorithm::Pipeline) {
         chain(true, "pipelined chain step");
+      } else if (a == Algorithm::DoubleBinaryTree) {
+        double_tree(true, false, "double binary tree step (reduce)");
       } else {
         reduce_rounds("binomial reduce");
       }
@@ -405,6 +481,8 @@ std::vector<Round> flat_rounds(const Layout& l, Collective c, Algorithm a, bool 
     case Collective::Allreduce:
       if (a == Algorithm::Hierarchical) {
         out = hierarchical_allreduce_rounds(l, keep_messages);
+      } else if (a == Algorithm::DoubleBinaryTree) {
+        double_tree(true, true, "double binary tree step (reduce, then broadcast)");
       } else if (a == Algorithm::BinomialTree) {
         reduce_rounds("binomial reduce");
         bcast_rounds("binomial bcast");

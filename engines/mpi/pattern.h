@@ -106,8 +106,18 @@ enum class Algorithm {
   Bruck,                    // allgather, alltoall: ceil(log2 p) steps to r - 2^k (allgather) or r + 2^k (alltoall)
   Scattered,                // alltoall: every message posted at once, in batches of kAlltoallThrottle
   ScatterDoublingAllgather,  // bcast: binomial scatter, then a recursive-doubling allgather (power-of-two ranks)
-  Hierarchical               // allreduce: ring reduce-scatter in each node, ring allreduce per rail, ring allgather
+  Hierarchical,              // allreduce: ring reduce-scatter in each node, ring allreduce per rail, ring allgather
+  DoubleBinaryTree           // allreduce, reduce, bcast: two binary trees, half the data each, pipelined in segments
 };
+
+// The double binary tree's parents (Sanders, Speck and Traeff, "Two-tree algorithms for full bandwidth broadcast,
+// reduction and scan", Parallel Computing 35(12), 2009): for each of the two trees, each rank's parent (-1 for the
+// root), and the larger of the two trees' depths (in edges).
+struct DoubleTree {
+  std::vector<int64_t> parent[2];
+  int64_t depth = 0;
+};
+DoubleTree double_binary_tree(int64_t ranks);
 
 // MPICH's alltoall `scattered` posts the messages to at most this many destinations at once
 // (MPIR_CVAR_ALLTOALL_THROTTLE, default 32, src/mpi/coll/cvars.txt).
