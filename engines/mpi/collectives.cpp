@@ -1,6 +1,7 @@
 // collectives.cpp: the collectives' schedules (rounds of messages) by algorithm, their names, the defaults and what
 // each operation allows (docs/models.md section 9.3).
 #include <algorithm>
+#include <array>
 
 #include <fmt/format.h>
 
@@ -365,6 +366,16 @@ std::vector<Round> flat_rounds(const Layout& l, Collective c, Algorithm a, bool 
   // at most one message per tree and direction in a step.
   auto double_tree = [&](bool up, bool down, const char* what) {
     DoubleTree t = double_binary_tree(p);
+    // Each rank's children in each tree (at most two).
+    std::vector<std::array<int64_t, 2>> children[2];
+    for (int k = 0; k < 2; ++k) {
+      children[k].assign(size_t(p), {-1, -1});
+      for (int64_t c = 0; c < p; ++c)
+        if (int64_t up_rank = t.parent[k][size_t(c)]; up_rank >= 0) {
+          auto& slot = children[k][size_t(up_rank)];
+          (slot[0] < 0 ? slot[0] : slot[1]) = c;
+        }
+    }
     Accumulator acc(l);
     Round round;
     for (int64_t r = 0; r < p; ++r) {
@@ -376,8 +387,8 @@ std::vector<Round> flat_rounds(const Layout& l, Collective c, Algorithm a, bool 
       for (int k = 0; k < 2; ++k) {
         if (up && t.parent[k][size_t(r)] >= 0) send(t.parent[k][size_t(r)]);
         if (down)
-          for (int64_t c = 0; c < p; ++c)
-            if (t.parent[k][size_t(c)] == r) send(c);
+          for (int64_t c : children[k][size_t(r)])
+            if (c >= 0) send(c);
       }
       acc.add(r, sig);
     }
