@@ -39,6 +39,8 @@ DATASETS = [
      "machines/h200_node_measured.gpm", "validation/offload_streams.gpm", "validation/h200_node/offload_streams.csv", []),
     ("H100 SXM (measured here), pageable copies beside others at once, calibrated machine",
      "machines/h100_node_measured.gpm", "validation/pageable_par.gpm", "validation/h100_node/pageable_par.csv", []),
+    ("H100 SXM (measured here), a copy split over streams, pinned and pageable, calibrated machine",
+     "machines/h100_node_measured.gpm", "apps/bandwidth.gpm", "validation/h100_node/split_copies.csv", []),
     ("RTX 4090, P2P writes, 40 MB, peer access on", "machines/rtx4090_8x.gpm", "validation/rtx4090_8x/p2p.gpm",
      "validation/rtx4090_8x/p2p_unidirectional.csv", []),
     ("RTX 4090, P2P writes, 16 B, peer access on", "machines/rtx4090_8x.gpm", "validation/rtx4090_8x/p2p.gpm",

@@ -71,6 +71,27 @@ TwoTimings time_pair(const Copy& a, const Copy* b, size_t n, int reps, double de
   return {timing_of(ta), timing_of(tb)};
 }
 
+// One host thread copies `n` bytes as `k` copies of n / k, each on its own stream (`streams`, at least k), then waits
+// for them all: the end from the first issue, `reps` timed runs after 3 warm-up ones (van Werkhoven et al. section V
+// split a copy over streams; gpmc's `copy ... { streams = k }`).
+TwoTimings time_split(bool to_device, char* host, char* dev, const std::vector<cudaStream_t>& streams, size_t n,
+                      int k, int reps) {
+  std::vector<double> t;
+  const size_t part = n / size_t(k);
+  for (int r = -3; r < reps; ++r) {
+    CHECK(cudaDeviceSynchronize());
+    Clock::time_point start = Clock::now();
+    for (int i = 0; i < k; ++i) {
+      size_t at = size_t(i) * part, len = i + 1 == k ? n - at : part;
+      if (to_device) CHECK(cudaMemcpyAsync(dev + at, host + at, len, cudaMemcpyHostToDevice, streams[size_t(i)]));
+      else CHECK(cudaMemcpyAsync(host + at, dev + at, len, cudaMemcpyDeviceToHost, streams[size_t(i)]));
+    }
+    for (int i = 0; i < k; ++i) CHECK(cudaStreamSynchronize(streams[size_t(i)]));
+    if (r >= 0) t.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  return {timing_of(t), Timing{0, 0, 0}};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -111,7 +132,8 @@ int main(int argc, char** argv) {
               "runs\n",
               prop.name, driver, runtime, reps);
   std::printf("# cases: NAME alone (second_* = 0), A+B: A on one thread and stream, B on another, at once (A+B@T: B "
-              "issued T after A); first_* is A's end, second_* B's, both from A's start\n");
+              "issued T after A); first_* is A's end, second_* B's, both from A's start; split_MEMORY_DIR_kK: one "
+              "thread's copy of `bytes` as K copies of bytes / K on K streams, first_* the end of the last\n");
   std::printf("case,bytes,reps,first_median_s,first_min_s,first_max_s,second_median_s,second_min_s,second_max_s\n");
   struct Case {
     const char* name;
@@ -146,6 +168,19 @@ int main(int argc, char** argv) {
       print_two(c.name, n, reps, t.first, t.second);
     }
   }
+  // A copy split over k streams from one thread: pageable and pinned, each direction (split_MEMORY_DIR_kK rows).
+  std::vector<cudaStream_t> split_streams(8);
+  for (auto& st : split_streams) CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+  for (size_t n : sizes)
+    for (bool is_pinned : {false, true})
+      for (bool to_device : {true, false})
+        for (int k : {1, 2, 4, 8}) {
+          TwoTimings t = time_split(to_device, is_pinned ? pinned[0] : pageable[0], base[0].dev, split_streams, n, k,
+                                    reps);
+          std::string name = std::string("split_") + (is_pinned ? "pinned_" : "pageable_") +
+                             (to_device ? "h2d" : "d2h") + "_k" + std::to_string(k);
+          print_two(name, n, reps, t.first, t.second);
+        }
   CHECK(cudaGetLastError());
   return 0;
 }
