@@ -91,6 +91,8 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
         {K::Quantity, "link_bw", kBytes / kTime, "", "bandwidth of a NIC's link to its leaf, each direction"},
         {K::Quantity, "taper", kCount, "", "a leaf's down-link to up-link capacity (default 1: no taper)"},
         {K::Quantity, "link_latency", kTime, "", "latency of every cluster link (default 0)"},
+        {K::Quantity, "sharp", kCount, "",
+         "1 when the network's switches reduce in the network (InfiniBand SHARP: NCCL's CollNet), default 0"},
         {K::Quantity, "cores", kCount, "", "a third level: core switches above the pods' spines (a multiple of spines)"},
         {K::Quantity, "leaves_per_pod", kCount, "", "with cores: leaves per pod, each joined to its pod's spines"},
         {K::Quantity, "core_taper", kCount, "", "with cores: a spine's down-link to up-link capacity (default 1)"},
@@ -115,7 +117,7 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
       {"send", point_to_point()},       // `from` sends to `to`
       {"sendrecv", point_to_point()},   // and `to` to `from` at the same time
       {"allreduce", collective("auto|recursive_doubling|ring|rabenseifner|binomial_tree|hierarchical|double_binary_tree|"
-                               "tree|nvls|nvls_tree",
+                               "tree|nvls|nvls_tree|collnet_direct|collnet_chain",
                                true, true)},
       {"reduce", collective("auto|binomial_tree|rabenseifner|pipeline|double_binary_tree|ring", true, true)},
       {"bcast", collective("auto|binomial_tree|scatter_allgather|scatter_doubling_allgather|pipeline|double_binary_tree|"

@@ -46,6 +46,14 @@ std::vector<AttrSpec> library_schema() {
       {"net_overhead", kTime, "software cost of each step of an inter-node ring"}};
   for (const auto& n : names) v.push_back({n.c_str(), kTime, "latency of the algorithm, protocol and link class"});
   for (const auto& n : caps) v.push_back({n.c_str(), kRate, "bandwidth cap of the protocol at that node count"});
+  static const std::vector<std::string> collnet = [] {
+    std::vector<std::string> v;
+    for (const char* a : {"collnet_direct", "collnet_chain"})
+      for (const char* c : {"nvlink", "pcie", "net"}) v.push_back(std::string(a) + "_" + c);
+    return v;
+  }();
+  for (const auto& n : collnet) v.push_back({n.c_str(), kTime, "latency of CollNet (Simple) on the link class"});
+  v.push_back({"collnet_direct_efficiency", kCount, "CollNet Direct's bandwidth factor"});
   return v;
 }
 
@@ -100,7 +108,9 @@ const std::map<std::string, std::vector<AttrSpec>, std::less<>>& schemas() {
       {"memory", {{"bw", kRate, "peak bandwidth"}, {"size", kBytes, "capacity"}}},
       {"switch",
        {{"latency", kTime, "traversal latency"},
-        {"nvls", kCount, "1 when the switch reduces in the network (NVLink SHARP: NVSwitch 3 and later), else 0"}}},
+        {"nvls", kCount, "1 when the switch reduces in the network (NVLink SHARP: NVSwitch 3 and later), else 0"},
+        {"sharp", kCount,
+         "1 when the switch reduces in the network between nodes (InfiniBand SHARP: NCCL's CollNet), else 0"}}},
       {"root", {{"latency", kTime, "traversal latency"}}},
       {"nic", {{"bw", kRate, "injection bandwidth"}, {"latency", kTime, "latency"}}},
       {"link",

@@ -141,10 +141,22 @@ bool Lowerer::lower_cluster(const MachineDecl& machine) {
     node_begin.push_back(m_.topology.components.size());
   }
   SourceRange where = section.range;
+  // `sharp`: every switch of the network reduces in the network (InfiniBand SHARP), a 0 or 1.
+  std::map<std::string, ValueId> switch_attrs;
+  if (const Attr* a = attr_named(section.attrs, "sharp")) {
+    ValueId v = lower_expr(*a->value);
+    double x = eager_value(v);
+    if (x != 0 && x != 1) {
+      diags_.error(DiagKind::InvalidAttributeValue, a->value->range,
+                   fmt::format("`sharp` of a cluster is 1 (its switches reduce in the network) or 0, not {}", x));
+      return false;
+    }
+    switch_attrs["sharp"] = v;
+  }
   auto add_switches = [&](const char* name, int64_t n) {
     size_t first = m_.topology.components.size();
     for (int64_t j = 0; j < n; ++j)
-      m_.topology.components.push_back({"switch", fmt::format("{}[{}]", name, j), "", {}, where, {}});
+      m_.topology.components.push_back({"switch", fmt::format("{}[{}]", name, j), "", switch_attrs, where, {}});
     return first;
   };
   const size_t first_leaf = add_switches("leaf", leaves), first_spine = add_switches("spine", spine_count),

@@ -54,17 +54,24 @@ std::vector<mpi::LinkClass> link_classes(const ir::Topology& t) {
 
 bool Lowerer::lower_nccl_choice(const Stmt& s, mpi::CommModel model, const Attr* algorithm, const std::string& word,
                                 MpiFabricRequest& request) {
-  const bool nccl_word = word == "tree" || word == "nvls" || word == "nvls_tree";
+  const bool nccl_word = word == "tree" || word == "nvls" || word == "nvls_tree" || word == "collnet_direct" ||
+                         word == "collnet_chain";
   if (model == mpi::CommModel::Nccl) {
     request.nccl_algorithm = -1;
     if (algorithm) {
-      static const char* allowed[] = {"ring", "tree", "nvls", "nvls_tree"};  // mpi::NcclAlgo's order
-      for (int i = 0; i < 4; ++i)
-        if (word == allowed[i]) request.nccl_algorithm = i;
+      static const std::pair<const char*, mpi::NcclAlgo> allowed[] = {
+          {"ring", mpi::NcclAlgo::Ring},
+          {"tree", mpi::NcclAlgo::Tree},
+          {"nvls", mpi::NcclAlgo::Nvls},
+          {"nvls_tree", mpi::NcclAlgo::NvlsTree},
+          {"collnet_direct", mpi::NcclAlgo::CollnetDirect},
+          {"collnet_chain", mpi::NcclAlgo::CollnetChain}};
+      for (const auto& [name, algo] : allowed)
+        if (word == name) request.nccl_algorithm = int(algo);
       if (request.nccl_algorithm < 0) {
         diags_.error(DiagKind::InvalidKeyword, algorithm->value->range,
-                     fmt::format("the nccl model runs NCCL's algorithms (ring, tree, nvls, nvls_tree, as the library "
-                                 "allows them for `{}`), not `{}`",
+                     fmt::format("the nccl model runs NCCL's algorithms (ring, tree, nvls, nvls_tree, collnet_direct, "
+                                 "collnet_chain, as the library allows them for `{}`), not `{}`",
                                  s.name, word));
         return false;
       }
@@ -156,6 +163,34 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
     }
   } else {
     setup.intra = mpi::LinkClass::Net;  // one rank per node: every step crosses the network
+  }
+  auto attr_on = [&](const ir::Component& comp, const char* name) {
+    auto it = comp.attrs.find(name);
+    return comp.kind == "switch" && it != comp.attrs.end() && eager_value(it->second) != 0;
+  };
+  // An NVSwitch system: a node's first two ranks talk over NVLink through a switch (CollNet Direct needs one).
+  if (setup.intra == mpi::LinkClass::NvLink)
+    if (auto route = shortest_path(m_.topology, placement.gpu[0], placement.gpu[1], "", link_costs()))
+      for (const auto& hop : *route) {
+        const ir::Link& l = m_.topology.links[size_t(hop.link)];
+        for (int c : {l.a, l.b}) setup.nvswitch = setup.nvswitch || m_.topology.components[size_t(c)].kind == "switch";
+      }
+  // CollNet: the route from rank 0 to the first rank of another node crosses a switch that reduces (`sharp`); its
+  // heads, the NICs of rank 0's node.
+  for (int64_t r = 1; r < layout.ranks && !setup.collnet; ++r) {
+    if (layout.node[size_t(r)] == layout.node[0]) continue;
+    if (auto route = shortest_path(m_.topology, placement.gpu[0], placement.gpu[size_t(r)], "", link_costs()))
+      for (const auto& hop : *route) {
+        const ir::Link& l = m_.topology.links[size_t(hop.link)];
+        for (int c : {l.a, l.b}) setup.collnet = setup.collnet || attr_on(m_.topology.components[size_t(c)], "sharp");
+      }
+    break;
+  }
+  if (setup.collnet) {
+    const std::string& gpu_path = m_.topology.components[size_t(placement.gpu[0])].path;
+    const std::string node = gpu_path.starts_with("node[") ? gpu_path.substr(0, gpu_path.find(']') + 2) : "";
+    for (const auto& comp : m_.topology.components)
+      if (comp.kind == "nic" && comp.path.starts_with(node)) ++setup.nics_per_node;
   }
 
   ValueId tau = kNoValue;
@@ -290,8 +325,9 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
                                           mpi::nccl_proto_name(mpi::NcclProto(p))));
       diags_.error(DiagKind::ConflictingAttributes, s.range,
                    fmt::format("NCCL does not run `mpi {}` {}{}{} on this machine and these ranks (NVLS needs a switch "
-                               "with `nvls = 1` and NVLS trees more than one node; LL128 needs NVLink between the "
-                               "GPUs); it runs {}",
+                               "with `nvls = 1` and NVLS trees more than one node; CollNet an all-reduce over nodes "
+                               "whose network reduces, `sharp = 1`, and CollNet Direct an NVSwitch; LL128 needs "
+                               "NVLink between the GPUs); it runs {}",
                                s.name,
                                request.nccl_algorithm >= 0 ? mpi::nccl_algo_name(mpi::NcclAlgo(request.nccl_algorithm)) : "",
                                request.nccl_algorithm >= 0 && request.nccl_protocol >= 0 ? " with " : "",

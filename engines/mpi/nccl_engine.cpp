@@ -26,6 +26,8 @@ const char* nccl_algo_name(NcclAlgo a) {
     case NcclAlgo::Tree: return "tree";
     case NcclAlgo::Nvls: return "nvls";
     case NcclAlgo::NvlsTree: return "nvls_tree";
+    case NcclAlgo::CollnetDirect: return "collnet_direct";
+    case NcclAlgo::CollnetChain: return "collnet_chain";
     default: return "p2p";
   }
 }
@@ -50,6 +52,9 @@ const std::vector<std::string>& nccl_library_attributes() {
     for (const char* s : {"ll_max_bw", "ring_ll128_channel_bw", "tree_ll128_channel_bw", "tree_channel_bw",
                           "nvls_tree_channel_bw"})
       for (const char* n : {"1node", "2nodes", "nodes"}) v.push_back(fmt::format("{}_{}", s, n));
+    for (const char* a : {"collnet_direct", "collnet_chain"})
+      for (const char* c : {"nvlink", "pcie", "net"}) v.push_back(fmt::format("{}_{}", a, c));
+    v.push_back("collnet_direct_efficiency");
     return v;
   }();
   return names;
@@ -107,6 +112,14 @@ bool NcclEngine::considers(NcclAlgo a, NcclProto p) const {
              (c == Collective::Allreduce || c == Collective::Allgather || c == Collective::ReduceScatter);
     case NcclAlgo::NvlsTree:
       return s_.nvls && p == NcclProto::Simple && s_.nodes > 1 && c == Collective::Allreduce;
+    // CollNet (the network's in-switch reduction, SHARP) joins nodes for an all-reduce with the Simple protocol
+    // (all-gather and reduce-scatter need a plugin's iallgather / ireducescatter, not assumed); Direct only on an
+    // NVSwitch system (tuning.cc: "Disable CollNet+Direct if not on an NVSwitch system").
+    case NcclAlgo::CollnetDirect:
+      return s_.collnet && s_.nvswitch && s_.nics_per_node > 0 && p == NcclProto::Simple && s_.nodes > 1 &&
+             c == Collective::Allreduce;
+    case NcclAlgo::CollnetChain:
+      return s_.collnet && p == NcclProto::Simple && s_.nodes > 1 && c == Collective::Allreduce;
     default: return false;
   }
 }
@@ -207,6 +220,13 @@ std::vector<NcclEngine::Candidate> NcclEngine::candidates(std::span<const double
         bus = nch * per_channel;
         if (k[nccl_in::kNvlsEfficiency] <= 0) continue;  // the library has no NVLS on this GPU generation
       }
+      // CollNet Direct: the intra-node graph's bandwidth over the GPU-to-NIC ratio, half of it made up again
+      // (factor = ppn / heads, less (factor - 1) / 2), times the library's efficiency (0.85 from SM90).
+      if (a == NcclAlgo::CollnetDirect) {
+        double factor = ppn / double(s_.nics_per_node);
+        factor -= (factor - 1) / 2;
+        bus = bus / factor * k[nccl_in::kCollnetDirectEfficiency];
+      }
       if (a == NcclAlgo::Ring && pr == NcclProto::LL) bus = std::min(k[nccl_in::kLlMaxBw + index2], bus * 0.5);
       if (a == NcclAlgo::Ring && pr == NcclProto::LL128)
         bus = std::min(bus * 0.92, channels * k[nccl_in::kRingLl128ChBw + index2]);
@@ -216,12 +236,15 @@ std::vector<NcclEngine::Candidate> NcclEngine::candidates(std::span<const double
         bus = std::min(bus * (n_nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), channels * k[nccl_in::kTreeLl128ChBw + index2]);
       if (a == NcclAlgo::Tree && c == Collective::Allreduce) bus *= tree_correction(pr, n_bytes);
       cand.bus_bw = bus;
-      double ratio = (a == NcclAlgo::Tree) ? 0.5 : double(p) / double(nsteps);
+      const bool collnet = a == NcclAlgo::CollnetDirect || a == NcclAlgo::CollnetChain;
+      double ratio = (a == NcclAlgo::Tree || collnet) ? 0.5 : double(p) / double(nsteps);
       cand.alg_bw = bus * ratio;
       // Latency.
       double lat = a == NcclAlgo::Ring || a == NcclAlgo::Tree ? k[nccl_in::kBase + int(a) * 3 + int(pr)] : 0;
+      // Ring and tree latencies of their classes (the library's table has them for ring and tree only).
       double intra_lat = hw(s_.intra, a == NcclAlgo::Tree ? NcclAlgo::Tree : NcclAlgo::Ring, pr);
-      double inter_lat = ppn == 1 ? hw(LinkClass::Net, NcclAlgo::Tree, pr) : hw(LinkClass::Net, a, pr);
+      double inter_lat =
+          hw(LinkClass::Net, ppn == 1 || a == NcclAlgo::Tree ? NcclAlgo::Tree : NcclAlgo::Ring, pr);
       if (a == NcclAlgo::Ring) {
         if (c == Collective::Reduce || c == Collective::Bcast) {
           // A chain over the ring: every step's latency (Simple: the tree's chunk latency).
@@ -239,6 +262,15 @@ std::vector<NcclEngine::Candidate> NcclEngine::candidates(std::span<const double
         lat += 2 * ((ppn - 1) * intra_lat + double(ilog2(n_nodes)) * inter_lat);
       } else if (a == NcclAlgo::Nvls) {
         lat = k[nccl_in::kNvlsLat + 0];
+      } else if (collnet) {
+        // CollNet (Simple; base latency 0): the intra-node latency of its class (NVLink or PCI), the network's (with
+        // one rank per node the tree's network latency); Direct adds 0.4 us of arity serialisation per further rank
+        // of a node (tuning.cc), Chain a step per further rank each way.
+        const double* cl = k + nccl_in::kCollnetLat + (a == NcclAlgo::CollnetChain ? 3 : 0);
+        double intra = cl[s_.intra == LinkClass::NvLink ? 0 : 1];
+        double inter = ppn == 1 ? hw(LinkClass::Net, NcclAlgo::Tree, pr) : cl[2];
+        lat = a == NcclAlgo::CollnetDirect ? 2 * (std::min(1.0, ppn - 1) * intra + (ppn - 1) * 0.4e-6) + inter
+                                           : 2 * (ppn - 1) * intra + inter;
       } else {
         lat = k[nccl_in::kNvlsLat + 2] + 2 * double(ilog2(n_nodes)) * k[nccl_in::kNvlsLat + 3];
       }
@@ -340,6 +372,7 @@ std::string NcclEngine::describe() const {
   std::string out = fmt::format("nccl {} over {} ranks on {} node{}; intra-node links: {}{}\n",
                                 collective_name(s_.collective), s_.ranks, s_.nodes, s_.nodes == 1 ? "" : "s",
                                 s_.intra == LinkClass::NvLink ? "NVLink" : "PCIe", s_.nvls ? "; NVLS switch" : "");
+  if (s_.collnet) out += fmt::format("  the network reduces (CollNet), {} NICs per node\n", s_.nics_per_node);
   if (s_.overlapped_launch) out += "  launches overlapped with the previous operation's run\n";
   for (int a = 0; a < kNcclAlgos; ++a)
     for (int p = 0; p < kNcclProtos; ++p)

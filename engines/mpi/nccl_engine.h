@@ -14,10 +14,10 @@
 
 namespace gpm::mpi {
 
-enum class NcclAlgo : uint8_t { Ring = 0, Tree = 1, Nvls = 2, NvlsTree = 3, P2p = 4 };
+enum class NcclAlgo : uint8_t { Ring = 0, Tree = 1, Nvls = 2, NvlsTree = 3, P2p = 4, CollnetDirect = 5, CollnetChain = 6 };
 enum class NcclProto : uint8_t { LL = 0, LL128 = 1, Simple = 2 };
-constexpr int kNcclAlgos = 5, kNcclProtos = 3;
-const char* nccl_algo_name(NcclAlgo a);    // ring, tree, nvls, nvls_tree, p2p
+constexpr int kNcclAlgos = 7, kNcclProtos = 3;
+const char* nccl_algo_name(NcclAlgo a);    // ring, tree, nvls, nvls_tree, p2p, collnet_direct, collnet_chain
 const char* nccl_proto_name(NcclProto p);  // LL, LL128, Simple
 // The kinds of link, as the library rates them (NCCL's NVLink, PCI and network classes).
 enum class LinkClass : uint8_t { NvLink = 0, Pcie = 1, Net = 2 };
@@ -42,7 +42,9 @@ enum : int {
   kTreeLl128ChBw = kRingLl128ChBw + 3,
   kTreeChBw = kTreeLl128ChBw + 3,
   kNvlsTreeChBw = kTreeChBw + 3,
-  kCount = kNvlsTreeChBw + 3,
+  kCollnetLat = kNvlsTreeChBw + 3,  // CollNet Direct on nvlink, pcie, net, then CollNet Chain likewise (Simple): 6
+  kCollnetDirectEfficiency = kCollnetLat + 6,  // collnet_direct_efficiency: CollNet Direct's bandwidth factor
+  kCount = kCollnetDirectEfficiency + 1,
   kGpusPerThread = kCount  // after the constants: the operation's gpus_per_thread (1 unless it names one)
 };
 }  // namespace nccl_in
@@ -66,6 +68,9 @@ class NcclEngine : public ir::Engine {
     int64_t ranks = 0, nodes = 1;
     LinkClass intra = LinkClass::NvLink;  // the class of the links between GPUs of a node
     bool nvls = false;                    // the GPUs share a switch that reduces in the network (NVLink SHARP)
+    bool nvswitch = false;                // the GPUs of a node talk over NVLink through a switch (an NVSwitch)
+    bool collnet = false;                 // the nodes' network reduces (InfiniBand SHARP: a switch with `sharp`)
+    int64_t nics_per_node = 0;            // NICs of a node (CollNet Direct's heads)
     int forced_algo = -1, forced_proto = -1;
     // The operation is one of a loop of the same operation issued back to back: the host's launch of the next
     // overlaps this one's run, so an operation takes the longer of the two instead of their sum.

@@ -1,6 +1,7 @@
 // nccl_model_test.cpp: the nccl model through the whole pipeline: NCCL's tuner formulas (src/graph/tuning.cc)
-// computed by hand for a DGX A100 and a DGX H100 against the engine's candidates, the tuner's choice, forced
-// choices, and the library attribute lists of the schema and the engine kept equal.
+// computed by hand for a DGX A100, a DGX H100 and two DGX H100 nodes whose network reduces (CollNet) against the
+// engine's candidates, the tuner's choice, forced choices, and the library attribute lists of the schema and the
+// engine kept equal.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -132,4 +133,23 @@ TEST_CASE("nccl: the host launches an operation on each GPU of its thread, one a
   CHECK(one["protocol"] == eight["protocol"]);
   CHECK(near(candidate(one, "ring", "LL"), candidate(eight, "ring", "LL")));
   CHECK(near(candidate(one, "tree", "Simple"), candidate(eight, "tree", "Simple")));
+}
+
+TEST_CASE("nccl: two DGX H100 nodes whose network reduces (SHARP) consider CollNet, priced by hand") {
+  const std::string app = "app a { mpi allreduce { ranks = 16; bytes = 1 GiB } }";
+  auto d = detail_of("dgx_h100_cluster.gpm", app, {{"sharp", "1"}});
+  const double n = 1024.0 * 1024 * 1024, ppn = 8;
+  // The intra-node graph: 18 NVLink 4 links of 25 GB/s rated at 20.6 GB/s. CollNet Direct: 8 GPUs over 8 NICs
+  // (factor 1), x 0.85 on Hopper; Chain: the graph's bandwidth; both at half the bus bandwidth (not a ring).
+  const double intra = 18 * 20.6e9;
+  // Latencies (Simple, base 0): Direct 2 (min(1, ppn - 1) x 3.7 us + (ppn - 1) x 0.4 us) + 31 us; Chain
+  // 2 (ppn - 1) x 2.8 us + 30 us.
+  double direct = (2 * (3.7 + (ppn - 1) * 0.4) + 31) * 1e-6 + n / (intra * 0.85 / 2);
+  double chain = (2 * (ppn - 1) * 2.8 + 30) * 1e-6 + n / (intra / 2);
+  CHECK(near(candidate(d, "collnet_direct", "Simple"), direct));
+  CHECK(near(candidate(d, "collnet_chain", "Simple"), chain));
+  // Without SHARP neither is considered.
+  auto plain = detail_of("dgx_h100_cluster.gpm", app);
+  CHECK(std::isnan(candidate(plain, "collnet_direct", "Simple")));
+  CHECK(std::isnan(candidate(plain, "collnet_chain", "Simple")));
 }
