@@ -117,7 +117,7 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
       {"send", point_to_point()},       // `from` sends to `to`
       {"sendrecv", point_to_point()},   // and `to` to `from` at the same time
       {"allreduce", collective("auto|recursive_doubling|ring|rabenseifner|binomial_tree|hierarchical|double_binary_tree|"
-                               "tree|nvls|nvls_tree|collnet_direct|collnet_chain",
+                               "in_network|tree|nvls|nvls_tree|collnet_direct|collnet_chain",
                                true, true)},
       {"reduce", collective("auto|binomial_tree|rabenseifner|pipeline|double_binary_tree|ring", true, true)},
       {"bcast", collective("auto|binomial_tree|scatter_allgather|scatter_doubling_allgather|pipeline|double_binary_tree|"

@@ -27,6 +27,7 @@ class FabricCommEngine;
 enum class CommModel : uint8_t;
 enum class Collective;
 struct Layout;
+struct Round;
 struct LibraryChoice;
 }
 
@@ -139,6 +140,10 @@ class Lowerer {
   // Each rank's GPU (and host memory with staging); nullopt after a diagnostic.
   std::optional<mpi::FabricPlacement> fabric_placement(const frontend::Stmt& stmt, const MpiMachineInfo& info,
                                                        const MpiFabricRequest& request);
+  // An all-reduce reduced in the switches (`algorithm = in_network`): its one pipelined round of flows on the links of
+  // the reduction tree, or nullopt after a diagnostic.
+  std::optional<mpi::Round> in_network_round(const frontend::Stmt& stmt, const MpiFabricRequest& request,
+                                             const mpi::FabricPlacement& placement);
   std::optional<EngineCall> lower_mpi_fabric(const frontend::Stmt& stmt, const MpiMachineInfo& info,
                                              const MpiFabricRequest& request);
 

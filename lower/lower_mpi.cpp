@@ -28,32 +28,16 @@ mpi::Transport transport_of(const std::string& word) {
   return word == "staged" ? mpi::Transport::Staged : word == "gpudirect" ? mpi::Transport::GpuDirect : mpi::Transport::Host;
 }
 
+// The words of algorithm_name and collective_name, back to their values.
 mpi::Algorithm algorithm_of(const std::string& word) {
-  if (word == "binomial_tree") return mpi::Algorithm::BinomialTree;
-  if (word == "recursive_doubling") return mpi::Algorithm::RecursiveDoubling;
-  if (word == "ring") return mpi::Algorithm::Ring;
-  if (word == "rabenseifner") return mpi::Algorithm::Rabenseifner;
-  if (word == "pairwise") return mpi::Algorithm::Pairwise;
-  if (word == "scatter_allgather") return mpi::Algorithm::ScatterAllgather;
-  if (word == "pipeline") return mpi::Algorithm::Pipeline;
-  if (word == "recursive_halving") return mpi::Algorithm::RecursiveHalving;
-  if (word == "bruck") return mpi::Algorithm::Bruck;
-  if (word == "scattered") return mpi::Algorithm::Scattered;
-  if (word == "scatter_doubling_allgather") return mpi::Algorithm::ScatterDoublingAllgather;
-  if (word == "hierarchical") return mpi::Algorithm::Hierarchical;
-  if (word == "double_binary_tree") return mpi::Algorithm::DoubleBinaryTree;
+  for (int a = 0; a <= int(mpi::Algorithm::InNetwork); ++a)
+    if (word == mpi::algorithm_name(mpi::Algorithm(a))) return mpi::Algorithm(a);
   return mpi::Algorithm::Dissemination;
 }
 
 mpi::Collective collective_of(const std::string& op) {
-  if (op == "allreduce") return mpi::Collective::Allreduce;
-  if (op == "reduce") return mpi::Collective::Reduce;
-  if (op == "bcast") return mpi::Collective::Bcast;
-  if (op == "allgather") return mpi::Collective::Allgather;
-  if (op == "alltoall") return mpi::Collective::Alltoall;
-  if (op == "reduce_scatter") return mpi::Collective::ReduceScatter;
-  if (op == "gather") return mpi::Collective::Gather;
-  if (op == "scatter") return mpi::Collective::Scatter;
+  for (int c = 0; c <= int(mpi::Collective::Scatter); ++c)
+    if (op == mpi::collective_name(mpi::Collective(c))) return mpi::Collective(c);
   return mpi::Collective::Barrier;
 }
 
@@ -558,6 +542,16 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     }
     // A pipeline's segment size; 0 lets the engine choose the segment count that gives the least time.
     const Attr* segment = find_attr(s.attrs, "segment");
+    if (alg == mpi::Algorithm::InNetwork &&
+        (choice.model != mpi::CommModel::Fabric || request.transport == mpi::Transport::Staged)) {
+      const Attr* a = find_attr(s.attrs, "algorithm");
+      diags_.error(DiagKind::ConflictingAttributes, a ? a->value->range : s.range,
+                   fmt::format("`algorithm = in_network` reduces in the machine's switches, which only the fabric "
+                               "model routes through, GPU to GPU: this `mpi {}` has the {} model{}",
+                               s.name, mpi::comm_model_name(choice.model),
+                               request.transport == mpi::Transport::Staged ? " and host staging" : ""));
+      return failed;
+    }
     if (segment && choice.model == mpi::CommModel::Nccl) {
       diags_.error(DiagKind::ConflictingAttributes, segment->name_range,
                    fmt::format("`segment` sizes the segments of a pipelined {} of an MPI model; the nccl model "
@@ -565,12 +559,14 @@ Task Lowerer::lower_mpi(const Stmt& s) {
                                s.name));
       return failed;
     }
-    if (segment && alg != mpi::Algorithm::Pipeline && alg != mpi::Algorithm::DoubleBinaryTree) {
+    if (segment && alg != mpi::Algorithm::Pipeline && alg != mpi::Algorithm::DoubleBinaryTree &&
+        alg != mpi::Algorithm::InNetwork) {
       diags_.error(DiagKind::ConflictingAttributes, segment->name_range,
                    fmt::format("`segment` sizes the segments of a pipelined {}, not of algorithm `{}`", s.name,
                                mpi::algorithm_name(alg)));
       if (const Attr* a = find_attr(s.attrs, "algorithm"))
-        diags_.note(a->value->range, "the algorithm is chosen here (`pipeline` and `double_binary_tree` take a segment)");
+        diags_.note(a->value->range,
+                    "the algorithm is chosen here (`pipeline`, `double_binary_tree` and `in_network` take a segment)");
       return failed;
     }
     if (segment) {

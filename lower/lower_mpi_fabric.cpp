@@ -192,6 +192,11 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
   } else if (request.p2p) {
     rounds = mpi::p2p_rounds(layout, request.from, request.to, request.both, request.window, true);
     for (const auto& r : rounds) messages += r.messages.size();
+  } else if (request.algorithm == mpi::Algorithm::InNetwork) {
+    auto round = in_network_round(s, request, placement);
+    if (!round) return std::nullopt;
+    messages = round->component_messages.size();
+    rounds.push_back(std::move(*round));
   } else {
     rounds = mpi::collective_rounds(layout, request.collective, request.algorithm, true, request.channels,
                                     request.node_aware);
@@ -254,6 +259,104 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
   }
   call.inputs.insert(call.inputs.end(), request.sizes.begin(), request.sizes.end());
   return call;
+}
+
+// An all-reduce reduced in the network's switches (InfiniBand SHARP, a cluster's `sharp`; NVLink SHARP, a switch's
+// `nvls`): the root is the reducing switch nearest to the farthest rank (fewest links, then component order); the
+// tree is each rank's GPU's route to it, a route ending where it meets the tree. Up a tree link go as many streams
+// as the component below sends: one from a switch that reduces, else its own ranks' and its children's; down the
+// link as many come back (a reducing switch multicasts). Each stream is a flow of the operation's bytes on that one
+// link; the reduction and the broadcast are pipelined in segments over twice the tree's depth, as a pipelined
+// chain is (docs/models.md, 9.8).
+std::optional<mpi::Round> Lowerer::in_network_round(const Stmt& s, const MpiFabricRequest& request,
+                                                    const mpi::FabricPlacement& placement) {
+  const auto& comps = m_.topology.components;
+  auto reduces = [&](int c) {
+    if (comps[size_t(c)].kind != "switch") return false;
+    for (const char* name : {"sharp", "nvls"}) {
+      auto it = comps[size_t(c)].attrs.find(name);
+      if (it != comps[size_t(c)].attrs.end() && eager_value(it->second) != 0) return true;
+    }
+    return false;
+  };
+  std::map<int, int64_t> ranks_on;  // GPU -> its ranks
+  for (int g : placement.gpu) ++ranks_on[g];
+  // Links at each component, for the distances from each candidate root (not passing through a GPU).
+  std::vector<std::vector<int>> next(comps.size());
+  for (const auto& l : m_.topology.links) {
+    next[size_t(l.a)].push_back(l.b);
+    next[size_t(l.b)].push_back(l.a);
+  }
+  int root = -1;
+  int64_t root_depth = INT64_MAX;
+  std::vector<int64_t> dist(comps.size());
+  for (int c = 0; c < int(comps.size()); ++c) {
+    if (!reduces(c)) continue;
+    std::fill(dist.begin(), dist.end(), -1);
+    std::vector<int> queue = {c};
+    dist[size_t(c)] = 0;
+    for (size_t i = 0; i < queue.size(); ++i) {
+      int at = queue[i];
+      if (at != c && comps[size_t(at)].kind == "gpu") continue;
+      for (int n : next[size_t(at)])
+        if (dist[size_t(n)] < 0) {
+          dist[size_t(n)] = dist[size_t(at)] + 1;
+          queue.push_back(n);
+        }
+    }
+    int64_t depth = 0;
+    for (const auto& [g, n] : ranks_on) depth = dist[size_t(g)] < 0 ? INT64_MAX : std::max(depth, dist[size_t(g)]);
+    if (depth < root_depth) root = c, root_depth = depth;
+  }
+  if (root < 0 || root_depth == INT64_MAX) {
+    diags_.error(DiagKind::ConflictingAttributes, s.range,
+                 fmt::format("`algorithm = in_network` reduces in the network's switches, and no switch that "
+                             "reduces (`sharp = 1`, `nvls = 1`) is reachable from the GPU of every rank of `mpi {}`",
+                             request.name));
+    return std::nullopt;
+  }
+  // The tree: each GPU's route to the root, until it meets a component already in the tree.
+  std::map<int, int> parent;
+  int64_t depth = 0;
+  ir::Router& router = fabric_router();
+  for (const auto& [g, n] : ranks_on) {
+    auto route = router.route(g, root, "gpu");
+    if (!route) continue;  // the distances above found one: not reached
+    depth = std::max(depth, int64_t(route->size()));
+    int at = g;
+    for (const auto& hop : *route) {
+      const ir::Link& l = m_.topology.links[size_t(hop.link)];
+      int to = hop.direction == 0 ? l.b : l.a;
+      if (!parent.emplace(at, to).second) break;
+      at = to;
+    }
+  }
+  // Streams up each tree link, the deepest components first.
+  std::map<int, int64_t> level;
+  for (const auto& [c, up] : parent) {
+    int64_t d = 0;
+    for (int a = c; a != root; a = parent.at(a)) ++d;
+    level[c] = d;
+  }
+  std::vector<int> order;
+  for (const auto& [c, up] : parent) order.push_back(c);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return level[a] > level[b]; });
+  std::map<int, int64_t> streams;  // component -> streams it sends up
+  mpi::Round round;
+  for (int c : order) {
+    int64_t sent = ranks_on.count(c) ? ranks_on[c] : 0;
+    sent += streams[c];
+    if (reduces(c) && sent > 0) sent = 1;
+    if (sent == 0) continue;
+    streams[parent.at(c)] += sent;
+    for (int64_t k = 0; k < sent; ++k) {
+      round.component_messages.emplace_back(c, parent.at(c));
+      round.component_messages.emplace_back(parent.at(c), c);
+    }
+  }
+  round.what = fmt::format("in-network reduction step (up the tree to `{}` and back)", comps[size_t(root)].path);
+  round.pipeline_hops = 2 * depth;
+  return round;
 }
 
 std::shared_ptr<const mpi::FabricCommEngine> Lowerer::fabric_unrolled(

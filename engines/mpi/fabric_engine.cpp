@@ -40,7 +40,10 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build(const ir::Topology& to
   // GPMC_FABRIC_FAST_PATH=off builds every flow instead (to compare the two, docs/models.md section 9.8).
   const char* env = std::getenv("GPMC_FABRIC_FAST_PATH");
   bool fast = fast_path && !(env && std::string_view(env) == "off");
-  if (fast && !op.halo && op.transport != Transport::Staged && !rounds.empty())
+  const bool component_flows = std::any_of(rounds.begin(), rounds.end(), [](const Round& r) {
+    return !r.component_messages.empty();
+  });
+  if (fast && !op.halo && op.transport != Transport::Staged && !rounds.empty() && !component_flows)
     if (auto sym = find_node_translation(topology, fabrics, placement, rounds)) {
       std::string ignored;
       if (auto e = build_on(topology, fabrics, cost, op, placement, rounds, halo, &*sym, ignored, shared)) return e;
@@ -128,6 +131,22 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build_on(const ir::Topology&
     add_step(Step{"halo exchange", 1, 1, 1, 0, 0, {}}, messages);
   } else {
     for (const Round& round : rounds) {
+      if (!round.component_messages.empty()) {
+        // Flows between adjacent components (an in-network reduction's tree), GPU to GPU transport only.
+        StepSpec& spec = specs.emplace_back(StepSpec{Step{round.what, round.size_factor, round.repeat,
+                                                          round.steps_each, round.pipeline_hops, 0, {}},
+                                                     {}});
+        spec.step.messages = int64_t(round.component_messages.size());
+        PhaseSpec& p = spec.phases.emplace_back(PhaseSpec{"", {}});
+        for (const auto& [a, b] : round.component_messages) {
+          cg::FlowSpec f;
+          f.src = a;
+          f.dst = b;
+          f.size_input = 0;
+          p.flows.push_back(f);
+        }
+        continue;
+      }
       std::vector<std::array<int32_t, 3>> messages;
       messages.reserve(round.messages.size());
       for (const auto& [a, b] : round.messages) messages.push_back({a, b, 0});

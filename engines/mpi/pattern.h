@@ -90,6 +90,9 @@ struct Round {
   // The round's messages (sender, receiver), kept only when collective_rounds is asked for them (the fabric
   // model routes each one); the statistics above stand for them otherwise.
   std::vector<std::pair<int32_t, int32_t>> messages;
+  // The fabric model only: flows between two adjacent components (a link of an in-network reduction's tree), each
+  // moving the round's message size, made by the lowering from the machine (not by collective_rounds).
+  std::vector<std::pair<int32_t, int32_t>> component_messages;
 };
 
 enum class Collective { Allreduce, Reduce, Bcast, Allgather, Alltoall, Barrier, ReduceScatter, Gather, Scatter };
@@ -107,7 +110,8 @@ enum class Algorithm {
   Scattered,                // alltoall: every message posted at once, in batches of kAlltoallThrottle
   ScatterDoublingAllgather,  // bcast: binomial scatter, then a recursive-doubling allgather (power-of-two ranks)
   Hierarchical,              // allreduce: ring reduce-scatter in each node, ring allreduce per rail, ring allgather
-  DoubleBinaryTree           // allreduce, reduce, bcast: two binary trees, half the data each, pipelined in segments
+  DoubleBinaryTree,          // allreduce, reduce, bcast: two binary trees, half the data each, pipelined in segments
+  InNetwork                  // allreduce, fabric model: reduced in the switches (SHARP, NVLS) along a tree of links
 };
 
 // The double binary tree's parents (Sanders, Speck and Traeff, "Two-tree algorithms for full bandwidth broadcast,
