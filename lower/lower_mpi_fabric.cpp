@@ -192,7 +192,7 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
   } else if (request.p2p) {
     rounds = mpi::p2p_rounds(layout, request.from, request.to, request.both, request.window, true);
     for (const auto& r : rounds) messages += r.messages.size();
-  } else if (request.algorithm == mpi::Algorithm::InNetwork) {
+  } else if (request.algorithm == mpi::Algorithm::InNetwork && layout.ranks >= 2) {  // one rank: nothing to do
     auto round = in_network_round(s, request, placement);
     if (!round) return std::nullopt;
     messages = round->component_messages.size();
