@@ -23,10 +23,7 @@ __global__ void triad(float* __restrict__ a, const float* __restrict__ b, const 
 }  // namespace
 
 int main(int argc, char** argv) {
-  int reps = 10;
-  for (int i = 1; i + 1 < argc; i += 2)
-    if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
-  if (reps < 1) reps = 1;
+  const int reps = reps_option(argc, argv);
   cudaDeviceProp prop{};
   CHECK(cudaGetDeviceProperties(&prop, 0));
   int driver = 0, runtime = 0;

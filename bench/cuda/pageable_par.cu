@@ -95,10 +95,7 @@ TwoTimings time_split(bool to_device, char* host, char* dev, const std::vector<c
 }  // namespace
 
 int main(int argc, char** argv) {
-  int reps = 10;
-  for (int i = 1; i + 1 < argc; i += 2)
-    if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
-  if (reps < 1) reps = 1;
+  const int reps = reps_option(argc, argv);
   const size_t sizes[] = {size_t(16) << 20, size_t(64) << 20, size_t(256) << 20};
   const size_t most = sizes[2];
   cudaDeviceProp prop{};

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <functional>
 #include <vector>
@@ -101,4 +102,12 @@ inline void print_two(const std::string& name, size_t bytes, int reps, const Tim
   std::printf("%s,%zu,%d,%.6e,%.6e,%.6e,%.6e,%.6e,%.6e\n", name.c_str(), bytes, reps, a.median, a.min, a.max,
               b.median, b.min, b.max);
   std::fflush(stdout);
+}
+
+// `--reps N` from the command line (at least 1), else `fallback`.
+inline int reps_option(int argc, char** argv, int fallback = 10) {
+  int reps = fallback;
+  for (int i = 1; i + 1 < argc; i += 2)
+    if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
+  return reps < 1 ? 1 : reps;
 }
