@@ -139,6 +139,9 @@ struct Task {
     int32_t staging = -1;
     ValueId rate = kNoValue;
   } flow;
+  // Engine (an explicit offload): the same work as one stream's operations (its h2d copy, its kernel, its d2h copy),
+  // which a `par` whose branches share links runs as flows (lower/lower_par_copies.cpp); empty otherwise.
+  std::vector<Task> stream_form;
 };
 
 struct Module {

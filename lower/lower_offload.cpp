@@ -133,6 +133,7 @@ Task Lowerer::lower_offload(const Stmt& s) {
     return task;
   }
   PathParams dir[2];
+  std::vector<Hop> hops[2];  // each direction's route
   for (int d = 0; d < 2; ++d) {
     auto path = d == 0 ? shortest_path(m_.topology, memory, gpu, {}, link_costs())
                          : shortest_path(m_.topology, gpu, memory, {}, link_costs());
@@ -142,6 +143,7 @@ Task Lowerer::lower_offload(const Stmt& s) {
       return task;
     }
     PathParams& p = dir[d];
+    hops[d] = *path;
     for (size_t i = 0; i < path->size(); ++i) {
       const Hop& hop = (*path)[i];
       task.route.emplace_back(hop.link, hop.direction);  // both directions: a `par` checks them against its branches
@@ -217,6 +219,33 @@ Task Lowerer::lower_offload(const Stmt& s) {
   // E2E section 3.4: the kernel's compute time is kernels (the engine reports it), the rest of the makespan, the
   // host-device transfers not hidden behind it, is overhead like the copies it stands for.
   task.part = "overhead";
+  if (strategy == "explicit") {
+    // One stream: its h2d copy (L+o + B_hd G, AHEAD eq. 10 on the same route), its kernel, its d2h copy, one after
+    // another (Figure 7 with one stream). Alone, that sequence takes the engine's time; in a `par` whose branches
+    // share links or the GPU, the copies become flows and the kernel takes turns on the GPU.
+    auto copy_op = [&](int d, ValueId bytes) {
+      bool h2d = d == 0;
+      Task op = Task::make(TaskKind::Op,
+                           fmt::format("copy {} of offload {} ({})", h2d ? "h2d" : "d2h", s.name,
+                                       route_name(h2d ? memory : gpu, hops[d])),
+                           s.range);
+      op.part = "overhead";
+      op.track = g.path + " copies";
+      op.model = "AHEAD eq. 10, pinned (an explicit offload's copy)";
+      op.value = call_stdlib("ahead_pinned_copy_time", {dir[d].lo, bytes, dir[d].bw}, s.range);
+      op.terms = {{"L+O", dir[d].lo}, {"path bandwidth", dir[d].bw}};
+      for (const Hop& hop : hops[d]) op.route.emplace_back(hop.link, hop.direction);
+      op.flow = {h2d ? memory : gpu, h2d ? gpu : memory, bytes, dir[d].lo};
+      return op;
+    };
+    Task kernel = Task::make(TaskKind::Op, fmt::format("kernel of offload {} on {}", s.name, g.path), s.range);
+    kernel.part = "kernels";
+    kernel.track = g.path + " kernels";
+    kernel.model = "the offload's kernel";
+    kernel.value = t_e;
+    kernel.gpu = int32_t(gpu);
+    task.stream_form = {copy_op(0, b_hd), std::move(kernel), copy_op(1, b_dh)};
+  }
   task.engine_call = int32_t(m_.engine_calls.size());
   m_.engine_calls.push_back({engine, inputs});
   return task;

@@ -29,7 +29,8 @@ namespace cg = engines::congestion;
 // flows (docs/models.md section 8.8). Applied when flows of two branches share a directed link, or the two
 // directions of a link whose `bw_duplex` then applies (the engine's duplex links); where the links' arbitration is
 // PCIe (a lone flow there is not eq. 10) or a branch holds anything else (a copy over streams, a nested block, an MPI
-// operation of another model, an `unordered` block), the par stays a
+// operation of another model, an `unordered` block; an offload but an explicit one, which is its stream's copies and
+// kernel, Task::stream_form), the par stays a
 // par and warn_shared_links says what it does not price. An MPI operation of the fabric model may be a branch or an
 // item of one as a block may: its steps' messages join the engine (docs/models.md section 8.8). Every flow keeps
 // the route it has alone.
@@ -72,10 +73,15 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   bool fits = par.children.size() >= 2, delays = false;
   for (const Task& c : par.children) {
     std::vector<const Task*>& branch = branches.emplace_back();
+    // An explicit offload is its stream's operations (Task::stream_form): its copies, its kernel.
+    auto add = [&](const Task& t) {
+      if (t.stream_form.empty()) branch.push_back(&t);
+      for (const Task& op : t.stream_form) branch.push_back(&op);
+    };
     if (c.kind == TaskKind::Seq && !c.children.empty()) {
-      for (const Task& step : c.children) branch.push_back(&step);
+      for (const Task& step : c.children) add(step);
     } else {
-      branch.push_back(&c);
+      add(c);
     }
     for (const Task* t : branch) {
       fits = fits && (is_copy(*t) || is_delay(*t) || block_of(*t) || unrolls(*t));
