@@ -550,36 +550,4 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   return task;
 }
 
-// Work of two branches on one GPU at once in a par that stays a maximum of its branches: device-to-device copies
-// (each priced with the GPU's whole `mem_bw`, AHEAD section IV-C) and roofline kernels (each with the whole GPU,
-// models.md section 2), which take turns where the par's items become flows. Says so, once per par, with the first
-// pair.
-void Lowerer::warn_shared_gpus(const Stmt& s, const Task& par) {
-  std::map<int32_t, std::pair<size_t, const Task*>> first_on;  // GPU -> the first such work of a branch on it
-  auto d2d = [](const Task& t) { return t.name.starts_with("copy d2d "); };
-  std::function<bool(const Task&, size_t)> visit = [&](const Task& t, size_t branch) {
-    if (t.kind == TaskKind::Op && t.gpu >= 0) {
-      auto [it, first] = first_on.try_emplace(t.gpu, branch, &t);
-      if (!first && it->second.first != branch) {
-        const std::string& gpu = m_.topology.components[size_t(t.gpu)].path;
-        diags_.warning(DiagKind::UnmodelledSharing, s.range,
-                       fmt::format("`{}` and `{}` in this `par` use `{}` at once, but `par` prices each as if it had "
-                                   "the GPU to itself ({})",
-                                   it->second.second->name, t.name, gpu,
-                                   d2d(*it->second.second) && d2d(t)
-                                       ? "each copy reads and writes its memory at the whole `mem_bw`"
-                                       : "a roofline kernel takes the GPU's whole peak and memory bandwidth, a d2d "
-                                         "copy its whole `mem_bw`"));
-        diags_.note(t.range, "the second one");
-        return false;
-      }
-    }
-    for (const Task& child : t.children)
-      if (!visit(child, branch)) return false;
-    return true;
-  };
-  for (size_t branch = 0; branch < par.children.size(); ++branch)
-    if (!visit(par.children[branch], branch)) return;
-}
-
 }  // namespace gpm::lower
