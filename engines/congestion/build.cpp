@@ -68,6 +68,10 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
         error = {f, "a flow waits only for flows before it"};
         return nullptr;
       }
+    if (spec.turn_after >= f || (spec.turn_after >= 0 && (spec.turn_gap_input < 0 || !spec.has_start))) {
+      error = {f, "a copy takes its turn after a flow before it, with a gap among the start inputs"};
+      return nullptr;
+    }
     const auto& found = routes[size_t(f)];
     if (spec.timed && (!found || !found->empty())) {
       error = {f, "a kernel's flow crosses no link"};
@@ -117,6 +121,7 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
   for (const FlowSpec& spec : e->flows_) {
     e->size_inputs_ = std::max(e->size_inputs_, spec.size_input + 1);
     if (spec.has_start) e->start_inputs_ = std::max(e->start_inputs_, spec.start_input + 1);
+    e->start_inputs_ = std::max(e->start_inputs_, spec.turn_gap_input + 1);
     e->cap_inputs_ = std::max(e->cap_inputs_, spec.cap_input + 1);
   }
   for (int f = 0; f < p.flow_count; ++f) {
@@ -147,6 +152,7 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
   e->waits_.assign(waiters, 0);
   auto waited_for = [&](int f, auto&& visit) {  // visit(a, d): d (a flow or gate) waits for a, for flow f
     const FlowSpec& spec = e->flows_[size_t(f)];
+    if (spec.turn_after >= 0) visit(spec.turn_after, f);  // first among f's waits on turn_after (dependent_turn_)
     if (spec.after >= 0) visit(spec.after, f);
     for (int a : spec.also_after) visit(a, f);
     if (spec.after_group >= 0) visit(gate_of.at(spec.after_group), f);
@@ -159,10 +165,17 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
     });
   for (size_t i = 0; i < waiters; ++i) e->dependent_begin_[i + 1] += e->dependent_begin_[i];
   e->dependents_.resize(size_t(e->dependent_begin_.back()));
+  e->dependent_turn_.assign(e->dependents_.size(), 0);
   {
     std::vector<int> fill(e->dependent_begin_.begin(), e->dependent_begin_.end() - 1);
-    for (int f = 0; f < p.flow_count; ++f)
-      waited_for(f, [&](int a, int d) { e->dependents_[size_t(fill[size_t(a)]++)] = d; });
+    for (int f = 0; f < p.flow_count; ++f) {
+      bool turn = e->flows_[size_t(f)].turn_after >= 0;  // the first wait visited is the turn's
+      waited_for(f, [&](int a, int d) {
+        e->dependent_turn_[size_t(fill[size_t(a)])] = turn && d == f;
+        turn = turn && d != f;
+        e->dependents_[size_t(fill[size_t(a)]++)] = d;
+      });
+    }
   }
   if (p.arbitration != Arbitration::Pcie) return e;
 

@@ -41,6 +41,10 @@ Simulator::Simulator(const CongestionEngine& e, std::span<const double> inputs, 
   start_.assign(flows, 0);
   for (size_t f = 0; f < flows; ++f)
     if (e.start_input_[f] >= 0) start_[f] = inputs.size() > i + size_t(e.start_input_[f]) ? inputs[i + size_t(e.start_input_[f])] : std::nan("");
+  turn_gap_.assign(flows, 0);
+  for (size_t f = 0; f < flows; ++f)
+    if (int k = e.flows_[f].turn_gap_input; k >= 0)
+      turn_gap_[f] = inputs.size() > i + size_t(k) ? inputs[i + size_t(k)] : std::nan("");
   for (size_t j = 0; j < e.duplex_.size(); ++j)
     duplex_cap_.push_back(inputs.size() > i + size_t(e.start_inputs_) + j ? inputs[i + size_t(e.start_inputs_) + j]
                                                                           : std::nan(""));
@@ -117,6 +121,9 @@ Simulator::Simulator(const CongestionEngine& e, std::span<const double> inputs, 
       input_error_ = fmt::format("flow `{}` moves {} bytes; a size must be finite and not negative", e.flows()[f].name, bytes_[f]);
     else if (!(start_[f] >= 0) || !std::isfinite(start_[f]))
       input_error_ = fmt::format("flow `{}` starts at {} s; a start time must be finite and not negative", e.flows()[f].name, start_[f]);
+    else if (!(turn_gap_[f] >= 0) || !std::isfinite(turn_gap_[f]))
+      input_error_ = fmt::format("flow `{}` waits {} s after the copy before it; a gap must be finite and not negative",
+                                 e.flows()[f].name, turn_gap_[f]);
   }
 }
 
@@ -167,6 +174,7 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
     end_[size_t(f)] = kInf;
   }
   waiting_.assign(e_.waits_.begin(), e_.waits_.end());
+  ready_.assign(size_t(flows), -kInf);
   std::fill(queue_head_.begin(), queue_head_.end(), -1);
   double t = 0, makespan = 0;
   int left = flows;

@@ -41,6 +41,11 @@ struct FlowSpec {
   // Max-min only: a queue whose moving flow stops this one (it keeps its bytes and goes on when that queue has no
   // flow moving): a pageable copy's DMA transfers wait while a pinned copy holds their copy engine. -1: none.
   int paused_by = -1;
+  // A copy that the host enqueued after `turn_after` (an earlier flow of its queue, its GPU's copy engine, which runs
+  // its copies in the order enqueued) starts no earlier than that flow's end plus start input `turn_gap_input`,
+  // whatever its other waits and their delay: LogGP's gap g between back-to-back copies of one direction, or L+o
+  // after a copy of the other (van Werkhoven et al. section V). -1: none.
+  int turn_after = -1, turn_gap_input = -1;
 };
 
 // Which arbitration each link of the topology belongs to (-1: none declared, max-min applies).
@@ -188,6 +193,7 @@ class CongestionEngine : public ir::Engine {
   // Flows and gates started by flow f's end, or by gate g's opening (index flow_count + g): [begin[i], begin[i + 1]).
   // A gate opens when every flow of its group has ended (FlowSpec::after_group).
   std::vector<int> dependent_begin_, dependents_;
+  std::vector<uint8_t> dependent_turn_;  // per entry of dependents_: the wait is the dependent's turn_after
   std::vector<Duplex> duplex_;
   std::vector<int> waits_;  // per flow, then per gate: what it waits for (`after`, `also_after`, a gate, a group's flows)
   bool unordered_ = false;

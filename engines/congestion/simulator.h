@@ -44,16 +44,20 @@ class Simulator {
     return left <= 1e-9 * bytes_[size_t(f)] || (rate_[size_t(f)] > 0 && now + left / rate_[size_t(f)] <= now);
   }
   // Counts down what waits for flow or gate `f`, ended or opened at `at`: a flow waiting for nothing more is issued
-  // after its start delay (issue_, then `issued(flow)`); a gate waiting for nothing more opens in turn.
+  // (issue_, then `issued(flow)`) at the latest of its waits' ends, each plus its start delay, or plus its turn's gap
+  // for the flow before it on its copy engine (FlowSpec::turn_after); a gate waiting for nothing more opens in turn.
   template <class Issued>
   void release(int f, double at, Issued&& issued) {
     for (int i = e_.dependent_begin_[size_t(f)]; i < e_.dependent_begin_[size_t(f) + 1]; ++i) {
       int d = e_.dependents_[size_t(i)];
+      if (d < p_.flow_count)
+        ready_[size_t(d)] =
+            std::max(ready_[size_t(d)], at + (e_.dependent_turn_[size_t(i)] ? turn_gap_[size_t(d)] : start_[size_t(d)]));
       if (--waiting_[size_t(d)] > 0) continue;
       if (d >= p_.flow_count) {
         release(d, at, issued);
       } else {
-        issue_[size_t(d)] = at + start_[size_t(d)];
+        issue_[size_t(d)] = ready_[size_t(d)];
         issued(d);
       }
     }
@@ -88,6 +92,8 @@ class Simulator {
   std::vector<double> flow_cap_;  // per flow: its rate cap (FlowSpec::cap_input), infinite for none; empty: no caps
   std::vector<int> capped_;       // the flows with a cap
   std::vector<int> waiting_;     // per flow, then per gate: what it waits for that has not ended or opened
+  std::vector<double> ready_;    // per flow: the latest of its ended waits' ends plus their delays (release)
+  std::vector<double> turn_gap_;  // per flow: the gap after its turn_after's end (FlowSpec::turn_gap_input), or 0
   std::vector<uint64_t> slot_of_flow_;
   std::vector<int32_t> direct_;
   std::vector<double> by_source_pool_, scratch_;
