@@ -207,6 +207,54 @@ Task Lowerer::lower_offload(const Stmt& s) {
                      fmt::format("{} out", s.name), 7, -1, -1, {}});
   }
   if (strategy != "implicit") add_offload_waits(s, streams, ops);
+  if (strategy == "streams" || strategy == "hybrid") {
+    // The schedule below as flows, for a `par` whose branches share links: each operation waits for its stream's
+    // previous one, its declared waits and (a d2h copy, with implicit synchronisation) every kernel issued before it;
+    // a copy then pays its L+o, and takes its turn on its engine after the operation issued before it there, with
+    // LogGP's gap g after one of its own direction, L+o after one of the other (section V); a kernel takes its turn
+    // on the GPU's compute. A copy moves at most at the bandwidth its strategy meets (Table II: duplex, or beside
+    // mapped writes), the links' own where that is less.
+    int last_on[4] = {-1, -1, -1, -1};
+    std::vector<int> last_of(size_t(streams), -1);
+    std::vector<int> kernels_before;
+    for (size_t k = 0; k < ops.size(); ++k) {
+      const OverlapOp& op = ops[k];
+      Task::FlowOp f;
+      const bool kernel = op.kind == OverlapOpKind::Kernel;
+      const int d = op.kind == OverlapOpKind::H2D ? 0 : 1;
+      f.engine = kernel ? 2 : op.kind == OverlapOpKind::H2D ? 0 : op.kind == OverlapOpKind::MappedD2H ? 3
+                                                                 : device.copy_engines == 2 ? 1 : 0;
+      f.kind = kernel ? "kernel" : d == 0 ? "h2d" : "d2h";
+      f.name = fmt::format("offload {}: {}, stream {}", s.name,
+                           op.kind == OverlapOpKind::MappedD2H ? "mapped d2h" : f.kind, op.stream);
+      if (int prev = last_of[size_t(op.stream)]; prev >= 0) f.after.push_back(prev);
+      f.after.insert(f.after.end(), op.after.begin(), op.after.end());
+      if (op.kind == OverlapOpKind::D2H && device.implicit_sync)
+        f.after.insert(f.after.end(), kernels_before.begin(), kernels_before.end());
+      std::sort(f.after.begin(), f.after.end());
+      f.after.erase(std::unique(f.after.begin(), f.after.end()), f.after.end());
+      f.turn_after = last_on[f.engine];
+      if (kernel) {
+        f.src = f.dst = int32_t(gpu);
+        f.size = inputs[8];
+        if (f.turn_after >= 0) f.turn_gap = zero;
+        kernels_before.push_back(int(k));
+      } else {
+        f.src = d == 0 ? memory : gpu;
+        f.dst = d == 0 ? gpu : memory;
+        for (const Hop& hop : hops[d]) f.route.emplace_back(hop.link, hop.direction);
+        f.size = inputs[d == 0 ? 6 : 7];
+        f.delay = dir[d].lo;
+        ValueId bw = d == 0 ? bw_hd : bw_dh;
+        if (bw != dir[d].bw) f.cap = bw;
+        if (f.turn_after >= 0)
+          f.turn_gap = ops[size_t(f.turn_after)].kind == op.kind ? (d == 0 ? g_hd : g_dh) : dir[d].lo;
+      }
+      last_on[f.engine] = int(k);
+      last_of[size_t(op.stream)] = int(k);
+      task.flow_form.push_back(std::move(f));
+    }
+  }
   auto engine = std::make_shared<engines::OverlapEngine>(device, engines::OverlapLink{0, 1, 2},
                                                          engines::OverlapLink{3, 4, 5}, engines::OverlapLink{3, 4, 5},
                                                          std::move(ops), inputs.size(), std::move(reported));

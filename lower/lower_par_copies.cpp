@@ -29,8 +29,8 @@ namespace cg = engines::congestion;
 // flows (docs/models.md section 8.8). Applied when flows of two branches share a directed link, or the two
 // directions of a link whose `bw_duplex` then applies (the engine's duplex links); where the links' arbitration is
 // PCIe (a lone flow there is not eq. 10) or a branch holds anything else (a copy over streams, a nested block, an MPI
-// operation of another model, an `unordered` block; an offload but an explicit one, which is its stream's copies and
-// kernel, Task::stream_form), the par stays a
+// operation of another model, an `unordered` block, an implicit offload; an explicit offload is its stream's copies
+// and kernel, Task::stream_form, a streams or hybrid offload its operations as flows, Task::flow_form), the par stays a
 // par and warn_shared_links says what it does not price. An MPI operation of the fabric model may be a branch or an
 // item of one as a block may: its steps' messages join the engine (docs/models.md section 8.8). Every flow keeps
 // the route it has alone.
@@ -84,8 +84,8 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
       add(c);
     }
     for (const Task* t : branch) {
-      fits = fits && (is_copy(*t) || is_delay(*t) || block_of(*t) || unrolls(*t));
-      delays = delays || is_delay(*t);
+      fits = fits && (is_copy(*t) || is_delay(*t) || block_of(*t) || unrolls(*t) || !t->flow_form.empty());
+      delays = delays || is_delay(*t) || !t->flow_form.empty();  // an offload's kernels count apart (kernels_s)
     }
   }
   if (!fits) {
@@ -103,8 +103,11 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   };
   std::map<int32_t, std::set<size_t>> kernel_branches;  // GPU -> the branches that run kernels on it
   for (size_t b = 0; b < branches.size(); ++b)
-    for (const Task* t : branches[b])
+    for (const Task* t : branches[b]) {
       if (gpu_kernel(*t)) kernel_branches[t->gpu].insert(b);
+      for (const Task::FlowOp& op : t->flow_form)
+        if (op.kind == "kernel") kernel_branches[op.src].insert(b);
+    }
   std::set<int32_t> compute_turns;  // GPUs whose kernels take turns
   for (const auto& [gpu, who] : kernel_branches)
     if (who.size() > 1) compute_turns.insert(gpu);
@@ -120,6 +123,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   for (size_t b = 0; b < branches.size(); ++b)
     for (const Task* t : branches[b]) {
       if (is_copy(*t)) planned.push_back({t, -1, b, t->route});
+      for (const Task::FlowOp& op : t->flow_form) planned.push_back({t, -3, b, op.route});  // an offload's operation
       if (turn_kernel(*t)) planned.push_back({t, -2, b, {}});  // a kernel's flow: no route
       if (auto it = unrolled.find(t); it != unrolled.end()) {
         int index = 0;
@@ -219,10 +223,8 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   // A GPU's copy engines (its `copy_engines`, [WERK] section III and Table III): with one, its copies both ways
   // take turns on it; with two, each direction has its own. Other counts, or none declared: copies share links only.
   std::map<std::pair<int, int>, int> queues;  // (GPU, direction) -> queue
-  auto queue_of = [&](const Task& t) {
-    std::string kind = kind_of(t);
+  auto queue_of = [&](const std::string& kind, int gpu) {
     if (kind != "h2d" && kind != "d2h") return -1;
-    int gpu = kind == "h2d" ? t.flow.dst : t.flow.src;
     const auto& attrs = m_.topology.components[size_t(gpu)].attrs;
     auto engines = attrs.find("copy_engines");
     if (engines == attrs.end()) return -1;
@@ -237,7 +239,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   // its copy engine (paused_by), which that copy does not notice.
   // A peer copy staged through host memory (peer access off) is one flow over both legs, capped at B_mem / 2; no
   // measurement says how the driver runs two of them at once, so they take no turns.
-  std::vector<ValueId> caps;
+  std::vector<ValueId> caps, turn_gaps;
   auto pageable = [&](cg::FlowSpec& f, const Task& t) {
     if (t.flow.rate == kNoValue) return;
     f.cap_input = int(caps.size());
@@ -251,7 +253,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   };
   std::vector<engines::congestion::StreamsEngine::Branch> streams;
   std::vector<cg::FlowSpec> specs;
-  bool blocks = false, mpi_ops = false;
+  bool blocks = false, mpi_ops = false, offloads = false;
   int groups = 0;           // a block's flows, an MPI operation's phase: one group of flows each (FlowSpec::group)
   // What the next item of a branch waits for: the flow of the copy before it, or the group of the block or MPI
   // phase before it (one wait, however many flows: the engine's gate).
@@ -357,6 +359,53 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
         }
         continue;
       }
+      if (!t->flow_form.empty()) {
+        // An offload's operations (Task::flow_form): those that start with it after the item before it in the branch
+        // and the delays between, the others after the operations they wait for; copies after their L+o, each in
+        // its turn on its engine (FlowSpec::turn_after); what follows the offload waits for all of them (a group).
+        offloads = true;
+        const int base = int(specs.size());
+        for (const Task::FlowOp& op : t->flow_form) {
+          cg::FlowSpec f;
+          f.name = op.name;
+          f.src = op.src;
+          f.dst = op.dst;
+          f.timed = op.kind == "kernel";
+          f.has_start = true;
+          ValueId start = op.delay;
+          if (op.after.empty()) {
+            wait_for(f, last, last_group);
+            start = sum(waited, op.delay);
+          } else {
+            f.after = base + op.after[0];
+            for (size_t k = 1; k < op.after.size(); ++k) f.also_after.push_back(base + op.after[k]);
+          }
+          if (op.turn_after >= 0) {
+            f.turn_after = base + op.turn_after;
+            f.turn_gap_input = int(turn_gaps.size());
+            turn_gaps.push_back(op.turn_gap);
+          }
+          if (op.cap != kNoValue) {
+            f.cap_input = int(caps.size());
+            caps.push_back(op.cap);
+          }
+          f.queue = op.engine == 2   ? queues.emplace(std::pair{int(op.src), 2}, int(queues.size())).first->second
+                    : op.engine == 3 ? queues.emplace(std::pair{int(op.src), 5}, int(queues.size())).first->second
+                                     : queue_of(op.kind, op.kind == "h2d" ? op.dst : op.src);
+          f.group = groups;
+          stream.items.push_back({int(specs.size()), -1, op.name, op.kind, true});
+          stream.flows.push_back(int(specs.size()));
+          specs.push_back(std::move(f));
+          bytes.push_back(op.size);
+          starts.push_back(start == kNoValue ? b_.constant(0, Dim::seconds(), s.range) : start);
+          if (op.kind == "kernel") kernel = sum(kernel, op.size);
+        }
+        waited = kNoValue;
+        last.clear();
+        for (int k = base; k < int(specs.size()); ++k) last.push_back(k);
+        last_group = groups++;
+        continue;
+      }
       if (auto block = block_of(*t)) {
         blocks = true;
         const ir::EngineCall& call = m_.engine_calls[size_t(t->engine_call)];
@@ -393,7 +442,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
       f.src = t->flow.src;
       f.dst = t->flow.dst;
       f.has_start = true;
-      f.queue = queue_of(*t);
+      f.queue = queue_of(kind_of(*t), kind_of(*t) == "h2d" ? t->flow.dst : t->flow.src);
       pageable(f, *t);
       wait_for(f, last, last_group);
       last.assign(1, int(specs.size()));
@@ -501,6 +550,9 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   if (pageable_turns) task.model += "; a GPU's pageable copies one at a time each way (measured)";
   if (pauses) task.model += "; a pageable copy waits while a pinned copy holds its copy engine (measured)";
   if (turns) task.model += "; a GPU's copies take turns on its copy engines ([WERK] III)";
+  if (offloads)
+    task.model += "; an offload's copies and kernels as flows, each in its turn on its engine (LogGP's gap after a "
+                  "copy of its direction, [WERK] V)";
   if (kernel_turns)
     task.model += any_d2d ? "; a GPU's kernels and d2d copies run one at a time, the first issued first ([WERK] III; "
                             "d2d copies measured)"
@@ -531,6 +583,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   call.inputs.insert(call.inputs.end(), starts.begin(), starts.end());
   call.inputs.insert(call.inputs.end(), duplex_bw.begin(), duplex_bw.end());
   call.inputs.insert(call.inputs.end(), caps.begin(), caps.end());
+  call.inputs.insert(call.inputs.end(), turn_gaps.begin(), turn_gaps.end());
   if (delays) {
     call.engine = std::make_shared<engines::congestion::StreamsEngine>(engine, std::move(streams));
     call.inputs.insert(call.inputs.end(), tails.begin(), tails.end());
@@ -541,7 +594,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   // when the branches hold nothing else that makes one), so that dump-ir lists no engine nobody calls.
   std::set<int32_t> absorbed;
   for (const Planned& p : planned)
-    if (p.index >= 0) absorbed.insert(p.task->engine_call);
+    if (p.index >= 0 || p.index == -3) absorbed.insert(p.task->engine_call);
   if (!absorbed.empty() && *absorbed.begin() == int32_t(m_.engine_calls.size() - absorbed.size()) &&
       *absorbed.rbegin() == int32_t(m_.engine_calls.size()) - 1)
     m_.engine_calls.resize(m_.engine_calls.size() - absorbed.size());

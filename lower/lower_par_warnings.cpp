@@ -43,17 +43,18 @@ void Lowerer::warn_shared_links(const Stmt& s, const Task& par) {
         auto offload = [](const std::string& n) { return n.starts_with("offload "); };
         auto mapped = [](const std::string& n) { return n.find("(mapped over ") != std::string::npos; };
         if (offload(first.name) || offload(name) || mapped(first.name) || mapped(name)) {
-          // An offload's copies are scheduled by the overlap model on its GPU's copy engines (an explicit offload's
-          // become flows where the whole par can, share_par_copies), and a run's mapped accesses priced by eq. 6.
+          // An offload's copies are scheduled by the overlap model on its GPU's copy engines (but an implicit
+          // offload's, they become flows where the whole par can, share_par_copies), and a run's mapped accesses
+          // priced by eq. 6.
           bool off = offload(first.name) || offload(name);
           diags_.warning(DiagKind::UnmodelledSharing, s.range,
                          fmt::format("`{}` and `{}` in this `par` move data over the link {} {} {} together, but `par` "
                                      "prices each as if it had the link to itself ({}){}",
                                      first.name, name, from.path, duplex ? "<->" : "->", to.path,
-                                     off ? "the copies of a `streams`, `hybrid` or `implicit` offload are scheduled by "
-                                           "the overlap model of van Werkhoven et al. on its own GPU's copy engines, and "
-                                           "share no link with other work; an `explicit` offload's copies share links "
-                                           "as flows where every branch of the `par` can"
+                                     off ? "an `implicit` offload's mapped accesses are priced by van Werkhoven et al. "
+                                           "eq. 6 alone, and another offload's copies become flows only where every "
+                                           "branch of the `par` can; otherwise the overlap model schedules them on "
+                                           "their GPU's own copy engines"
                                          : "a run's device-mapped accesses are priced by van Werkhoven et al. eq. 6 "
                                            "alone",
                                      duplex ? "; the link's `bw_duplex` is not applied either" : ""));

@@ -68,8 +68,8 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
         error = {f, "a flow waits only for flows before it"};
         return nullptr;
       }
-    if (spec.turn_after >= f || (spec.turn_after >= 0 && (spec.turn_gap_input < 0 || !spec.has_start))) {
-      error = {f, "a copy takes its turn after a flow before it, with a gap among the start inputs"};
+    if (spec.turn_after >= f || (spec.turn_after >= 0) != (spec.turn_gap_input >= 0)) {
+      error = {f, "a copy takes its turn after a flow before it, with a gap"};
       return nullptr;
     }
     const auto& found = routes[size_t(f)];
@@ -121,8 +121,8 @@ std::shared_ptr<CongestionEngine> CongestionEngine::build(const ir::Topology& t,
   for (const FlowSpec& spec : e->flows_) {
     e->size_inputs_ = std::max(e->size_inputs_, spec.size_input + 1);
     if (spec.has_start) e->start_inputs_ = std::max(e->start_inputs_, spec.start_input + 1);
-    e->start_inputs_ = std::max(e->start_inputs_, spec.turn_gap_input + 1);
     e->cap_inputs_ = std::max(e->cap_inputs_, spec.cap_input + 1);
+    e->turn_gap_inputs_ = std::max(e->turn_gap_inputs_, spec.turn_gap_input + 1);
   }
   for (int f = 0; f < p.flow_count; ++f) {
     const FlowSpec& spec = e->flows_[size_t(f)];

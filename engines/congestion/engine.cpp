@@ -41,10 +41,6 @@ Simulator::Simulator(const CongestionEngine& e, std::span<const double> inputs, 
   start_.assign(flows, 0);
   for (size_t f = 0; f < flows; ++f)
     if (e.start_input_[f] >= 0) start_[f] = inputs.size() > i + size_t(e.start_input_[f]) ? inputs[i + size_t(e.start_input_[f])] : std::nan("");
-  turn_gap_.assign(flows, 0);
-  for (size_t f = 0; f < flows; ++f)
-    if (int k = e.flows_[f].turn_gap_input; k >= 0)
-      turn_gap_[f] = inputs.size() > i + size_t(k) ? inputs[i + size_t(k)] : std::nan("");
   for (size_t j = 0; j < e.duplex_.size(); ++j)
     duplex_cap_.push_back(inputs.size() > i + size_t(e.start_inputs_) + j ? inputs[i + size_t(e.start_inputs_) + j]
                                                                           : std::nan(""));
@@ -70,6 +66,14 @@ Simulator::Simulator(const CongestionEngine& e, std::span<const double> inputs, 
       path_bw_[f] = std::min(path_bw_[f], flow_cap_[f]);
       capped_.push_back(int(f));
     }
+  }
+  // Turn gaps (FlowSpec::turn_gap_input), after the rate caps.
+  turn_gap_.assign(flows, 0);
+  if (e.turn_gap_inputs_ > 0) {
+    const size_t at = i + size_t(e.start_inputs_) + e.duplex_.size() + size_t(e.cap_inputs_);
+    for (size_t f = 0; f < flows; ++f)
+      if (int k = e.flows_[f].turn_gap_input; k >= 0)
+        turn_gap_[f] = inputs.size() > at + size_t(k) ? inputs[at + size_t(k)] : std::nan("");
   }
   // A kernel's flow (FlowSpec::timed) moves its time at one unit per second: factor 1.
   for (size_t f = 0; f < flows; ++f)
@@ -174,7 +178,7 @@ double Simulator::run(const int* rank, CongestionEngine::Schedule* out, std::str
     end_[size_t(f)] = kInf;
   }
   waiting_.assign(e_.waits_.begin(), e_.waits_.end());
-  ready_.assign(size_t(flows), -kInf);
+  init_ready();
   std::fill(queue_head_.begin(), queue_head_.end(), -1);
   double t = 0, makespan = 0;
   int left = flows;

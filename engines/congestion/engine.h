@@ -42,8 +42,8 @@ struct FlowSpec {
   // flow moving): a pageable copy's DMA transfers wait while a pinned copy holds their copy engine. -1: none.
   int paused_by = -1;
   // A copy that the host enqueued after `turn_after` (an earlier flow of its queue, its GPU's copy engine, which runs
-  // its copies in the order enqueued) starts no earlier than that flow's end plus start input `turn_gap_input`,
-  // whatever its other waits and their delay: LogGP's gap g between back-to-back copies of one direction, or L+o
+  // its copies in the order enqueued) starts no earlier than that flow's end plus gap input `turn_gap_input`,
+  // whatever its other waits and their delay (with none, its own start): LogGP's gap g between back-to-back copies of one direction, or L+o
   // after a copy of the other (van Werkhoven et al. section V). -1: none.
   int turn_after = -1, turn_gap_input = -1;
 };
@@ -111,10 +111,12 @@ class CongestionEngine : public ir::Engine {
   const std::vector<Duplex>& duplex() const { return duplex_; }
   // Rate caps (FlowSpec::cap_input): after the duplex bandwidths, one input each.
   int cap_input_count() const { return cap_inputs_; }
-  // Every input: tau, bandwidths, sizes, start times, duplex bandwidths, rate caps.
+  // Turn gaps (FlowSpec::turn_gap_input): after the rate caps, one input each.
+  int turn_gap_input_count() const { return turn_gap_inputs_; }
+  // Every input: tau, bandwidths, sizes, start times, duplex bandwidths, rate caps, turn gaps.
   size_t input_count() const {
     return (uses_tau() ? 1 : 0) + links_.size() + size_t(size_inputs_) + size_t(start_inputs_) + duplex_.size() +
-           size_t(cap_inputs_);
+           size_t(cap_inputs_) + size_t(turn_gap_inputs_);
   }
   // Flow f's route as text: `A -> B -> C`.
   std::string route_text(int f) const;
@@ -188,7 +190,7 @@ class CongestionEngine : public ir::Engine {
   }
   std::vector<int> size_input_;   // per flow: index of its size among the size inputs
   std::vector<int> start_input_;  // per flow: index of its start-time input, or -1
-  int size_inputs_ = 0, start_inputs_ = 0, cap_inputs_ = 0;
+  int size_inputs_ = 0, start_inputs_ = 0, cap_inputs_ = 0, turn_gap_inputs_ = 0;
   std::vector<int> link_far_end_;  // per compact directed link: the component it leads to
   // Flows and gates started by flow f's end, or by gate g's opening (index flow_count + g): [begin[i], begin[i + 1]).
   // A gate opens when every flow of its group has ended (FlowSpec::after_group).

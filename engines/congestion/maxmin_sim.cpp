@@ -269,7 +269,7 @@ double Simulator::run_maxmin(CongestionEngine::Schedule* out, std::string* error
   std::vector<std::vector<int>> queued(queue_head_.size());
   std::fill(queue_head_.begin(), queue_head_.end(), -1);
   waiting_.assign(e_.waits_.begin(), e_.waits_.end());
-  ready_.assign(size_t(flows), -kInf);
+  init_ready();
   std::vector<int> freed;
   double t = 0, makespan = 0;
   int left = flows;

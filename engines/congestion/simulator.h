@@ -43,6 +43,12 @@ class Simulator {
     double left = remaining_[size_t(f)];
     return left <= 1e-9 * bytes_[size_t(f)] || (rate_[size_t(f)] > 0 && now + left / rate_[size_t(f)] <= now);
   }
+  // Before a run: a flow that waits for its turn alone (FlowSpec::turn_after) is not issued before its own start.
+  void init_ready() {
+    ready_.assign(size_t(p_.flow_count), -std::numeric_limits<double>::infinity());
+    for (int f = 0; f < p_.flow_count; ++f)
+      if (e_.flows_[size_t(f)].turn_after >= 0 && e_.waits_[size_t(f)] == 1) ready_[size_t(f)] = start_[size_t(f)];
+  }
   // Counts down what waits for flow or gate `f`, ended or opened at `at`: a flow waiting for nothing more is issued
   // (issue_, then `issued(flow)`) at the latest of its waits' ends, each plus its start delay, or plus its turn's gap
   // for the flow before it on its copy engine (FlowSpec::turn_after); a gate waiting for nothing more opens in turn.

@@ -83,7 +83,9 @@ ir::EngineResult StreamsEngine::run(std::span<const double> inputs) const {
       // A kernel that took turns on its GPU (a timed flow) runs from when the GPU took it.
       const bool side_by_side = item.kind == "flow" || item.kind == "mpi";
       const bool kernel_flow = item.kind == "kernel" && item.flow >= 0;
-      double start = side_by_side ? schedule.issued[size_t(item.flow)] : kernel_flow ? schedule.start[size_t(item.flow)] : t;
+      double start = side_by_side                      ? schedule.issued[size_t(item.flow)]
+                     : kernel_flow || item.own_start ? schedule.start[size_t(item.flow)]
+                                                     : t;
       nlohmann::ordered_json j;
       j["engine"] = item.kind == "flow"                                     ? "flows"
                     : item.kind == "mpi"                                   ? "mpi"

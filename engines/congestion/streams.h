@@ -19,7 +19,8 @@ class StreamsEngine : public ir::Engine {
   // One item of a branch, for the report's timeline: a copy (its flow) or a delay (which of the delay inputs).
   struct Item {
     int flow = -1, delay = -1;
-    std::string name, kind;  // the operation as written; h2d, d2h, p2p (copies), flow (a block's), mpi (an MPI message), kernel (a flow where it takes turns on its GPU), overhead, d2d (a delay, or a flow where it takes turns on its GPU)
+    std::string name, kind;
+    bool own_start = false;  // an offload's operation: drawn from its flow's start, not from the item before it  // the operation as written; h2d, d2h, p2p (copies), flow (a block's), mpi (an MPI message), kernel (a flow where it takes turns on its GPU), overhead, d2d (a delay, or a flow where it takes turns on its GPU)
   };
   struct Branch {
     std::vector<int> flows;  // its copies' flows in the congestion engine, in order, then its block's (may be empty)

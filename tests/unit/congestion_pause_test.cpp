@@ -1,5 +1,6 @@
 // congestion_pause_test.cpp: max-min flows with a rate cap (FlowSpec::cap_input) and flows that pause while a queue
-// has a flow moving (FlowSpec::paused_by), as pageable copies beside pinned ones are priced, in both event loops.
+// has a flow moving (FlowSpec::paused_by), as pageable copies beside pinned ones are priced, and copies that take their
+// turn after the one enqueued before them with a gap (FlowSpec::turn_after), as an offload's are, in both event loops.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -117,4 +118,34 @@ TEST_CASE("congestion: the flows of one queue paused by another take turns, each
   CHECK(s.start[1] == approx(6.0));
   CHECK(s.end[1] == approx(11.0));
   CHECK(s.end[2] == approx(3.0));
+}
+
+TEST_CASE("congestion: a copy takes its turn after the copy enqueued before it, plus the gap, whatever its own wait") {
+  // Two uploads over one 10 GB/s link, the second enqueued after the first (FlowSpec::turn_after) with a gap of
+  // 0.25 s: x moves 10 GB from its start delay 0.5 s to 1.5 s; y, its own start delay 0.5 s (issued at 0.5 s), takes its
+  // turn at 1.5 + 0.25 s and ends at 2.75 s. With a start delay of 2 s, that wait is the later one: 2 s to 3 s.
+  HostGpu n;
+  FlowSpec x{"x", n.host, n.gpu}, y{"y", n.host, n.gpu};
+  x.has_start = y.has_start = true;
+  y.turn_after = 0;
+  y.turn_gap_input = 0;
+  auto e = build(n.net.t, {x, y});
+  REQUIRE(e->turn_gap_input_count() == 1);
+  REQUIRE(e->input_count() == 6);  // bandwidth, two sizes, two starts, one gap
+  auto s = both_loops(*e, {10e9, 10e9, 10e9, 0.5, 0.5, 0.25});
+  CHECK(s.end[0] == approx(1.5));
+  CHECK(s.start[1] == approx(1.75));
+  CHECK(s.end[1] == approx(2.75));
+  auto late = both_loops(*e, {10e9, 10e9, 10e9, 0.5, 2.0, 0.25});
+  CHECK(late.start[1] == approx(2.0));
+  CHECK(late.end[1] == approx(3.0));
+  // A gap that is negative is an input error.
+  CHECK(e->simulate(std::vector<double>{10e9, 1e9, 1e9, 0, 0, -1}, e->written_rank()).error.find("gap") !=
+        std::string::npos);
+  // A turn after a later flow, or without a gap, is refused when the engine is built.
+  BuildError error;
+  FlowSpec bad = x;
+  bad.turn_after = 0;
+  CHECK(!CongestionEngine::build(n.net.t, FabricMap{{-1}}, {x, bad}, false, error));
+  CHECK(error.message.find("gap") != std::string::npos);
 }

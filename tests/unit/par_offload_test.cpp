@@ -1,12 +1,14 @@
-// par_offload_test.cpp: an explicit offload in a `par` whose branches share links is its stream's copies and kernel,
-// flows of the par's engine: alone in time they end at the overlap engine's makespan, whatever the link latencies,
-// bandwidths, copy engines and kernel; beside a copy on a shared link, they share it.
+// par_offload_test.cpp: an offload in a `par` whose branches share links is its copies and kernels as flows of the
+// par's engine (explicit, streams, hybrid): alone in time they end at the overlap engine's makespan, whatever the
+// link latencies, bandwidths and gaps, copy engines, implicit synchronisation, waits and kernel; beside a copy on a
+// shared link, they share it.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -19,23 +21,28 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Two GPUs behind one switch; the host link's latency and bandwidths, the switch's latency and the GPU's copy
-// engines vary by case.
-std::string machine(double lat_us, double bw_gbs, double gpu_bw_gbs, double switch_us, int engines) {
+// Two GPUs behind one switch; the host link's latency, bandwidths (plain, duplex, beside mapped writes) and gaps,
+// the switch's latency and the GPU's copy engines and implicit synchronisation vary by case.
+std::string machine(double lat_us, double bw_gbs, double gpu_bw_gbs, double switch_us, int engines, int sync = 0,
+                    double gap_us = 2.5) {
   return fmt::format(R"(
 machine m {{
   node {{
     memory ddr {{ bw = 100 GB/s }}
     cpu c {{ cores = 8 }}
     switch sw {{ latency = {} us }}
-    gpu g[2] {{ peak_fp64 = 7 Tflop/s; mem_bw = 900 GB/s; copy_engines = {}; implicit_sync = 0 }}
+    gpu g[2] {{ peak_fp64 = 7 Tflop/s; mem_bw = 900 GB/s; copy_engines = {}; implicit_sync = {} }}
     link ddr <-> c {{ bw = 100 GB/s }}
-    link c <-> sw {{ bw_fwd = {} GB/s; bw_rev = {} GB/s; latency_fwd = {} us; latency_rev = {} us }}
-    link sw <-> g[*] {{ bw = {} GB/s; latency = 0.5 us }}
+    link c <-> sw {{
+      bw_fwd = {} GB/s; bw_rev = {} GB/s; latency_fwd = {} us; latency_rev = {} us; gap_fwd = {} us; gap_rev = {} us
+      bw_duplex_fwd = {} GB/s; bw_duplex_rev = {} GB/s; bw_mapped_fwd = {} GB/s; bw_mapped_rev = {} GB/s
+    }}
+    link sw <-> g[*] {{ bw = {} GB/s; latency = 0.5 us; gap = 1 us }}
   }}
 }}
 )",
-                     switch_us, engines, bw_gbs, 0.9 * bw_gbs, lat_us, 1.1 * lat_us, gpu_bw_gbs);
+                     switch_us, engines, sync, bw_gbs, 0.9 * bw_gbs, lat_us, 1.1 * lat_us, gap_us, 1.3 * gap_us,
+                     0.8 * bw_gbs, 0.75 * bw_gbs, 0.6 * bw_gbs, 0.55 * bw_gbs, gpu_bw_gbs);
 }
 
 backend::Evaluation evaluate(const std::string& source) {
@@ -52,6 +59,28 @@ backend::Evaluation evaluate(const std::string& source) {
   REQUIRE(e.phases.size() == 1);
   REQUIRE(!e.phases[0].rows.empty());
   return e;
+}
+
+// The offload `o` (its attributes `body`) alone, and its flows' last end in a par beside a copy to g[1] that crosses
+// the host link with its upload 100 s later, when the offload has ended: the par is priced as flows.
+std::pair<double, double> alone_and_in_par(const std::string& m, const std::string& body) {
+  double alone = evaluate(m + fmt::format("app a {{\n  offload o on g[0] {{\n    {}\n  }}\n}}\n", body)).total_s;
+  auto e = evaluate(m + fmt::format("app b {{\n  par {{\n    offload o on g[0] {{\n    {}\n    }}\n"
+                                    "    seq {{\n      overhead 100 s\n      copy h2d 1 MB pinned on g[1]\n    }}\n"
+                                    "  }}\n}}\n",
+                                    body));
+  const backend::Row& row = e.phases[0].rows[0];
+  CHECK(row.name.find("(copies sharing links, as flows)") != std::string::npos);
+  REQUIRE(row.detail.contains("flows"));
+  double end = -1;
+  int ops = 0;
+  for (const auto& f : row.detail["flows"])
+    if (f["name"].get<std::string>().find("offload o") != std::string::npos) {
+      ++ops;
+      end = std::max(end, f["end_s"].get<double>());
+    }
+  CHECK(ops > 0);
+  return {alone, end};
 }
 
 }  // namespace
@@ -71,21 +100,8 @@ TEST_CASE("par with an explicit offload: alone in time, its copies and kernel en
   for (const Case& c : cases) {
     CAPTURE(c.offload);
     std::string m = machine(c.lat_us, c.bw_gbs, c.gpu_bw_gbs, c.switch_us, c.engines);
-    double alone =
-        evaluate(m + fmt::format("app a {{\n  offload o on g[0] {{ strategy = explicit; {} }}\n}}\n", c.offload)).total_s;
+    auto [alone, end] = alone_and_in_par(m, fmt::format("strategy = explicit; {}", c.offload));
     REQUIRE(alone > 0);
-    // A copy to g[1] crosses the host link with the offload's upload, but 100 s later, when the offload has ended:
-    // the par is priced as flows, and the offload's download ends when the offload alone does.
-    auto e = evaluate(m + fmt::format("app b {{\n  par {{\n    offload o on g[0] {{ strategy = explicit; {} }}\n"
-                                      "    seq {{\n      overhead 100 s\n      copy h2d 1 MB pinned on g[1]\n    }}\n"
-                                      "  }}\n}}\n",
-                                      c.offload));
-    const backend::Row& row = e.phases[0].rows[0];
-    CHECK(row.name.find("(copies sharing links, as flows)") != std::string::npos);
-    REQUIRE(row.detail.contains("flows"));
-    double end = -1;
-    for (const auto& f : row.detail["flows"])
-      if (f["name"].get<std::string>().starts_with("copy d2h of offload o")) end = f["end_s"].get<double>();
     CHECK(std::abs(end - alone) <= 1e-12 * alone);
     // Issued together, the copy shares the host link with the offload's upload (when there is one): the offload
     // ends later, by at most the copy's bytes at the link's bandwidth.
@@ -96,5 +112,38 @@ TEST_CASE("par with an explicit offload: alone in time, its copies and kernel en
                       .total_s;
     CHECK(both >= std::max(alone, copy_alone) * (1 - 1e-12));
     CHECK(both <= alone + 1e6 / (std::min(c.bw_gbs, c.gpu_bw_gbs) * 1e9) * (1 + 1e-9));
+  }
+}
+
+TEST_CASE("par with a streams or hybrid offload: alone in time, its flows end at the overlap engine's time") {
+  struct Case {
+    double lat_us, bw_gbs, gpu_bw_gbs, switch_us;
+    int engines, sync;
+    double gap_us;
+    const char* offload;
+  };
+  const Case cases[] = {
+      {9, 6, 6, 0, 2, 0, 2.5, "strategy = streams; streams = 4; bytes_in = 1 GB; bytes_out = 1 GB; flops = 1 Gflop; "
+                              "bytes = 2 GB"},
+      {9, 6, 6, 0, 1, 1, 2.5, "strategy = streams; streams = 4; bytes_in = 1 GB; bytes_out = 1 GB; flops = 1 Gflop; "
+                              "bytes = 2 GB"},
+      {3, 12, 16, 0.4, 1, 0, 7, "strategy = streams; streams = 7; bytes_in = 300 MB; bytes_out = 20 MB; time = 90 ms"},
+      {3, 12, 10, 0.4, 2, 1, 0.5, "strategy = streams; streams = 3; bytes_in = 30 MB; bytes_out = 200 MB; "
+                                  "time = 4 ms"},
+      {5, 16, 16, 0, 2, 0, 1, "strategy = streams; streams = 5; bytes_in = 500 MB; bytes_out = 500 MB; "
+                              "time = 20 ms\n    kernel after h2d(next), h2d(first)"},
+      {5, 16, 16, 0, 1, 0, 1, "strategy = streams; streams = 5; bytes_in = 500 MB; bytes_out = 500 MB; "
+                              "time = 20 ms\n    kernel after h2d(next), h2d(first)"},
+      {2, 8, 8, 0, 2, 1, 3, "strategy = hybrid; streams = 4; bytes_in = 400 MB; bytes_out = 100 MB; time = 30 ms"},
+      {2, 8, 8, 0, 1, 0, 3, "strategy = hybrid; streams = 6; bytes_in = 40 MB; bytes_out = 600 MB; time = 3 ms"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.offload);
+    CAPTURE(c.engines);
+    CAPTURE(c.sync);
+    std::string m = machine(c.lat_us, c.bw_gbs, c.gpu_bw_gbs, c.switch_us, c.engines, c.sync, c.gap_us);
+    auto [alone, end] = alone_and_in_par(m, c.offload);
+    REQUIRE(alone > 0);
+    CHECK(std::abs(end - alone) <= 1e-12 * alone);
   }
 }
