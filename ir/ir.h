@@ -142,8 +142,9 @@ struct Task {
   // Engine (an explicit offload): the same work as one stream's operations (its h2d copy, its kernel, its d2h copy),
   // which a `par` whose branches share links runs as flows (lower/lower_par_copies.cpp); empty otherwise.
   std::vector<Task> stream_form;
-  // Engine (a `streams` or `hybrid` offload): its operations as flows, in issue order, for a `par` whose branches
-  // share links (lower/lower_par_copies.cpp); empty otherwise. `after` and `turn_after` index `flow_form`.
+  // Engine (a `streams` or `hybrid` offload), or Op (a run through device-mapped host memory): its
+  // operations as flows, in issue order, for a `par` whose branches share links (lower/lower_par_copies.cpp); empty
+  // otherwise. `after` and `turn_after` index `flow_form`; `flow_tail` is a delay after the last of them ends.
   struct FlowOp {
     std::string name, kind;        // kind: h2d, d2h (also a mapped write), kernel
     int32_t src = -1, dst = -1;    // a copy's ends; a kernel's GPU, both
@@ -152,12 +153,13 @@ struct Task {
     ValueId delay = kNoValue;      // after its waits: a copy's L+o (kNoValue: none)
     ValueId cap = kNoValue;        // the bandwidth its strategy gives a copy ([WERK] Table II), kNoValue: its links'
     int engine = 0;                // on its GPU: 0 copies (h2d, or both ways with one copy engine), 1 d2h copies,
-                                   // 2 compute, 3 mapped writes
+                                   // 2 compute, 3 mapped writes of a hybrid offload; -1 none (eq. 6's accesses)
     std::vector<int> after;        // the operations it waits for; none: it starts with the offload
     int turn_after = -1;           // the operation before it on its engine, -1: none
     ValueId turn_gap = kNoValue;   // after that one's end: LogGP's g, or L+o after the other direction
   };
   std::vector<FlowOp> flow_form;
+  ValueId flow_tail = kNoValue;
 };
 
 struct Module {

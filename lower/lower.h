@@ -193,6 +193,13 @@ class Lowerer {
   // PCIe arbitration's `tau` (kNoValue when none is declared). lower_congestion.cpp.
   engines::congestion::FabricMap fabric_map(ValueId& tau);
   Task lower_offload(const frontend::Stmt& stmt);  // lower_offload.cpp
+  // Eq. 6 (a kernel reading and writing host memory through device-mapped memory) as flows for a `par`
+  // (Task::flow_form): the kernel, its reads and its writes side by side after the host-to-device L+o, then the
+  // device-to-host L+o; each direction's accesses at most at `cap` (kNoValue: the links'), none where its bytes are
+  // kNoValue. lower_mapped_run.cpp.
+  void eq6_flow_form(Task& task, const std::string& name, int gpu, int memory,
+                     const std::vector<std::pair<int32_t, int32_t>> route[2], const ValueId lo[2], ValueId b_hd,
+                     ValueId b_dh, ValueId kernel, const ValueId cap[2]);
   void add_offload_waits(const frontend::Stmt& stmt, int streams, std::vector<engines::OverlapOp>& ops);
   Task lower_stream_copy(const frontend::Stmt& stmt, Task task, ValueId host_bw, ValueId lo, ValueId bytes, ValueId bw,
                          ValueId gap);

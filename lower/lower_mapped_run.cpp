@@ -35,6 +35,7 @@ Task Lowerer::lower_mapped_run(const Stmt& s, Task task, int gpu) {
     return task;
   }
   ValueId lo[2], bw[2];
+  std::vector<std::pair<int32_t, int32_t>> hops[2];
   std::string route;
   for (int d = 0; d < 2; ++d) {
     auto path = d == 0 ? shortest_path(m_.topology, memory, gpu, {}, link_costs())
@@ -48,6 +49,7 @@ Task Lowerer::lower_mapped_run(const Stmt& s, Task task, int gpu) {
     bw[d] = kNoValue;
     for (const Hop& hop : *path) {
       task.route.emplace_back(hop.link, hop.direction);  // both directions: a `par` checks them against its branches
+      hops[d].emplace_back(hop.link, hop.direction);
       const Link& link = m_.topology.links[size_t(hop.link)];
       ValueId w = link.bw_mapped[hop.direction] != kNoValue ? link.bw_mapped[hop.direction] : link.bw[hop.direction];
       bw[d] = bw[d] == kNoValue ? w : b_.binary(Opcode::Min, bw[d], w, link.range);
@@ -71,7 +73,39 @@ Task Lowerer::lower_mapped_run(const Stmt& s, Task task, int gpu) {
   task.terms.push_back({"mapped output (eq. 6)", output, true});
   task.terms.push_back({"mapped bandwidth h2d", bw[0]});
   task.terms.push_back({"mapped bandwidth d2h", bw[1]});
+  // A direction the run does not access has no flow.
+  eq6_flow_form(task, fmt::format("run {}", s.name), gpu, memory, hops, lo, attrs.count("mapped_in") ? b_hd : kNoValue,
+                attrs.count("mapped_out") ? b_dh : kNoValue, kernel, bw);
   return task;
+}
+
+void Lowerer::eq6_flow_form(Task& task, const std::string& name, int gpu, int memory,
+                            const std::vector<std::pair<int32_t, int32_t>> route[2], const ValueId lo[2], ValueId b_hd,
+                            ValueId b_dh, ValueId kernel, const ValueId cap[2]) {
+  // Alone: each ends L+o_hd after the start plus its own time, the longest of them then L+o_dh: eq. 6's maximum.
+  Task::FlowOp k;
+  k.name = name + ": kernel";
+  k.kind = "kernel";
+  k.src = k.dst = int32_t(gpu);
+  k.size = kernel;
+  k.delay = lo[0];
+  k.engine = 2;
+  task.flow_form = {k};
+  for (int d = 0; d < 2; ++d) {
+    if ((d == 0 ? b_hd : b_dh) == kNoValue) continue;
+    Task::FlowOp f;
+    f.name = name + (d == 0 ? ": mapped reads" : ": mapped writes");
+    f.kind = d == 0 ? "h2d" : "d2h";
+    f.src = d == 0 ? memory : gpu;
+    f.dst = d == 0 ? gpu : memory;
+    f.route = route[d];
+    f.size = d == 0 ? b_hd : b_dh;
+    f.delay = lo[0];
+    f.cap = cap[d];
+    f.engine = -1;
+    task.flow_form.push_back(std::move(f));
+  }
+  task.flow_tail = lo[1];
 }
 
 }  // namespace gpm::lower

@@ -207,6 +207,8 @@ Task Lowerer::lower_offload(const Stmt& s) {
                      fmt::format("{} out", s.name), 7, -1, -1, {}});
   }
   if (strategy != "implicit") add_offload_waits(s, streams, ops);
+  // An implicit offload stays eq. 6 with each direction's single-direction G (section 10.2): as flows of a par, its
+  // reads and writes would meet the links' duplex bandwidth, a reading of its own; it keeps the par a maximum.
   if (strategy == "streams" || strategy == "hybrid") {
     // The schedule below as flows, for a `par` whose branches share links: each operation waits for its stream's
     // previous one, its declared waits and (a d2h copy, with implicit synchronisation) every kernel issued before it;

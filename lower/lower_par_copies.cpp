@@ -36,8 +36,8 @@ namespace cg = engines::congestion;
 // the route it has alone.
 Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   auto is_copy = [](const Task& t) { return t.kind == TaskKind::Op && t.flow.src >= 0; };
-  // A kernel or an overhead; or a run through device-mapped host memory, whose accesses (eq. 6, on its route) the
-  // flows do not include: checked below against the links the other branches' flows cross.
+  // A kernel or an overhead; or a run through device-mapped host memory (eq. 6, on its route), which becomes flows
+  // (Task::flow_form) below.
   auto is_mapped = [](const Task& t) { return t.kind == TaskKind::Op && t.kernel_part != kNoValue && !t.route.empty(); };
   auto is_delay = [&](const Task& t) {
     return t.kind == TaskKind::Op && t.flow.src < 0 && (t.route.empty() || is_mapped(t)) && t.value != kNoValue;
@@ -165,27 +165,6 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     warn_shared_gpus(s, par);
     return par;
   }
-  // A mapped run's accesses beside another branch's flows on one link: priced apart (eq. 6), said once.
-  [&] {
-    for (size_t b = 0; b < branches.size(); ++b)
-      for (const Task* t : branches[b]) {
-        if (!is_mapped(*t)) continue;
-        for (auto [link, direction] : t->route) {
-          auto it = users.find({link, direction});
-          if (it == users.end() || (it->second.size() == 1 && *it->second.begin() == b)) continue;
-          const Link& l = m_.topology.links[size_t(link)];
-          const Component& from = m_.topology.components[size_t(direction == 0 ? l.a : l.b)];
-          const Component& to = m_.topology.components[size_t(direction == 0 ? l.b : l.a)];
-          diags_.warning(DiagKind::UnmodelledSharing, s.range,
-                         fmt::format("the device-mapped accesses of `{}` cross the link {} -> {} while another "
-                                     "branch's copies or flows do, but they are priced apart (van Werkhoven et al. "
-                                     "eq. 6) and the link's flows do not include them",
-                                     t->name, from.path, to.path));
-          diags_.note(t->range, "the mapped run");
-          return;
-        }
-      }
-  }();
   // Copies of two branches staging through one host memory (pageable copies, peer copies without peer access), but
   // for pageable copies of one GPU (which take turns, below; those of its two directions were measured to run side by
   // side, docs/validation.md): each is priced with the memory's whole bandwidth, said once.
@@ -253,7 +232,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   };
   std::vector<engines::congestion::StreamsEngine::Branch> streams;
   std::vector<cg::FlowSpec> specs;
-  bool blocks = false, mpi_ops = false, offloads = false;
+  bool blocks = false, mpi_ops = false, offloads = false, mapped_flows = false;
   int groups = 0;           // a block's flows, an MPI operation's phase: one group of flows each (FlowSpec::group)
   // What the next item of a branch waits for: the flow of the copy before it, or the group of the block or MPI
   // phase before it (one wait, however many flows: the engine's gate).
@@ -272,6 +251,55 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     int last_group = -1;  // `last` is this group of an MPI phase's messages
     auto& stream = streams.emplace_back();
     for (const Task* t : branch) {
+      if (!t->flow_form.empty()) {
+        // An offload's operations (Task::flow_form): those that start with it after the item before it in the branch
+        // and the delays between, the others after the operations they wait for; copies after their L+o, each in
+        // its turn on its engine (FlowSpec::turn_after); what follows the offload waits for all of them (a group).
+        const int base = int(specs.size());
+        for (const Task::FlowOp& op : t->flow_form) {
+          cg::FlowSpec f;
+          f.name = op.name;
+          f.src = op.src;
+          f.dst = op.dst;
+          f.timed = op.kind == "kernel";
+          f.has_start = true;
+          ValueId start = op.delay;
+          if (op.after.empty()) {
+            wait_for(f, last, last_group);
+            start = sum(waited, op.delay);
+          } else {
+            f.after = base + op.after[0];
+            for (size_t k = 1; k < op.after.size(); ++k) f.also_after.push_back(base + op.after[k]);
+          }
+          if (op.turn_after >= 0) {
+            f.turn_after = base + op.turn_after;
+            f.turn_gap_input = int(turn_gaps.size());
+            turn_gaps.push_back(op.turn_gap);
+          }
+          if (op.cap != kNoValue) {
+            f.cap_input = int(caps.size());
+            caps.push_back(op.cap);
+          }
+          f.queue = op.engine == 2   ? queues.emplace(std::pair{int(op.src), 2}, int(queues.size())).first->second
+                    : op.engine == 3 ? queues.emplace(std::pair{int(op.src), 5}, int(queues.size())).first->second
+                    : op.engine < 0  ? -1
+                                     : queue_of(op.kind, op.kind == "h2d" ? op.dst : op.src);
+          f.group = groups;
+          stream.items.push_back({int(specs.size()), -1, op.name, op.kind, true});
+          stream.flows.push_back(int(specs.size()));
+          specs.push_back(std::move(f));
+          bytes.push_back(op.size);
+          starts.push_back(start == kNoValue ? b_.constant(0, Dim::seconds(), s.range) : start);
+          if (op.kind == "kernel") kernel = sum(kernel, op.size);
+          if (op.engine < 0) mapped_flows = true;
+          else if (op.kind != "kernel") offloads = true;
+        }
+        waited = t->flow_tail;  // eq. 6's L+o_dh after the last of them
+        last.clear();
+        for (int k = base; k < int(specs.size()); ++k) last.push_back(k);
+        last_group = groups++;
+        continue;
+      }
       if (turn_kernel(*t)) {
         // Its time is its flow's size; it starts when the item before it ends and its GPU's compute is free.
         cg::FlowSpec f;
@@ -357,53 +385,6 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
           last = std::move(now);
           last_group = groups++;
         }
-        continue;
-      }
-      if (!t->flow_form.empty()) {
-        // An offload's operations (Task::flow_form): those that start with it after the item before it in the branch
-        // and the delays between, the others after the operations they wait for; copies after their L+o, each in
-        // its turn on its engine (FlowSpec::turn_after); what follows the offload waits for all of them (a group).
-        offloads = true;
-        const int base = int(specs.size());
-        for (const Task::FlowOp& op : t->flow_form) {
-          cg::FlowSpec f;
-          f.name = op.name;
-          f.src = op.src;
-          f.dst = op.dst;
-          f.timed = op.kind == "kernel";
-          f.has_start = true;
-          ValueId start = op.delay;
-          if (op.after.empty()) {
-            wait_for(f, last, last_group);
-            start = sum(waited, op.delay);
-          } else {
-            f.after = base + op.after[0];
-            for (size_t k = 1; k < op.after.size(); ++k) f.also_after.push_back(base + op.after[k]);
-          }
-          if (op.turn_after >= 0) {
-            f.turn_after = base + op.turn_after;
-            f.turn_gap_input = int(turn_gaps.size());
-            turn_gaps.push_back(op.turn_gap);
-          }
-          if (op.cap != kNoValue) {
-            f.cap_input = int(caps.size());
-            caps.push_back(op.cap);
-          }
-          f.queue = op.engine == 2   ? queues.emplace(std::pair{int(op.src), 2}, int(queues.size())).first->second
-                    : op.engine == 3 ? queues.emplace(std::pair{int(op.src), 5}, int(queues.size())).first->second
-                                     : queue_of(op.kind, op.kind == "h2d" ? op.dst : op.src);
-          f.group = groups;
-          stream.items.push_back({int(specs.size()), -1, op.name, op.kind, true});
-          stream.flows.push_back(int(specs.size()));
-          specs.push_back(std::move(f));
-          bytes.push_back(op.size);
-          starts.push_back(start == kNoValue ? b_.constant(0, Dim::seconds(), s.range) : start);
-          if (op.kind == "kernel") kernel = sum(kernel, op.size);
-        }
-        waited = kNoValue;
-        last.clear();
-        for (int k = base; k < int(specs.size()); ++k) last.push_back(k);
-        last_group = groups++;
         continue;
       }
       if (auto block = block_of(*t)) {
@@ -553,6 +534,9 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   if (offloads)
     task.model += "; an offload's copies and kernels as flows, each in its turn on its engine (LogGP's gap after a "
                   "copy of its direction, [WERK] V)";
+  if (mapped_flows)
+    task.model += "; device-mapped reads and writes as flows beside their kernel, between the two directions' L+o "
+                  "([WERK] eq. 6)";
   if (kernel_turns)
     task.model += any_d2d ? "; a GPU's kernels and d2d copies run one at a time, the first issued first ([WERK] III; "
                             "d2d copies measured)"
@@ -594,7 +578,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   // when the branches hold nothing else that makes one), so that dump-ir lists no engine nobody calls.
   std::set<int32_t> absorbed;
   for (const Planned& p : planned)
-    if (p.index >= 0 || p.index == -3) absorbed.insert(p.task->engine_call);
+    if ((p.index >= 0 || p.index == -3) && p.task->engine_call >= 0) absorbed.insert(p.task->engine_call);
   if (!absorbed.empty() && *absorbed.begin() == int32_t(m_.engine_calls.size() - absorbed.size()) &&
       *absorbed.rbegin() == int32_t(m_.engine_calls.size()) - 1)
     m_.engine_calls.resize(m_.engine_calls.size() - absorbed.size());

@@ -43,9 +43,8 @@ void Lowerer::warn_shared_links(const Stmt& s, const Task& par) {
         auto offload = [](const std::string& n) { return n.starts_with("offload "); };
         auto mapped = [](const std::string& n) { return n.find("(mapped over ") != std::string::npos; };
         if (offload(first.name) || offload(name) || mapped(first.name) || mapped(name)) {
-          // An offload's copies are scheduled by the overlap model on its GPU's copy engines (but an implicit
-          // offload's, they become flows where the whole par can, share_par_copies), and a run's mapped accesses
-          // priced by eq. 6.
+          // An offload's copies (not an implicit offload's accesses) and a run's mapped accesses become flows where the
+          // whole par can (share_par_copies); in a par that stays a maximum, the overlap model and eq. 6 price them.
           bool off = offload(first.name) || offload(name);
           diags_.warning(DiagKind::UnmodelledSharing, s.range,
                          fmt::format("`{}` and `{}` in this `par` move data over the link {} {} {} together, but `par` "
@@ -54,9 +53,9 @@ void Lowerer::warn_shared_links(const Stmt& s, const Task& par) {
                                      off ? "an `implicit` offload's mapped accesses are priced by van Werkhoven et al. "
                                            "eq. 6 alone, and another offload's copies become flows only where every "
                                            "branch of the `par` can; otherwise the overlap model schedules them on "
-                                           "their GPU's own copy engines"
-                                         : "a run's device-mapped accesses are priced by van Werkhoven et al. eq. 6 "
-                                           "alone",
+                                           "their GPU alone"
+                                         : "a run's device-mapped accesses become flows only where every branch of the "
+                                           "`par` can; here van Werkhoven et al. eq. 6 prices them alone",
                                      duplex ? "; the link's `bw_duplex` is not applied either" : ""));
           diags_.note(where, offload(name) ? "the second offload"
                              : mapped(name) ? "the mapped run"

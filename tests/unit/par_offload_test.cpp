@@ -1,7 +1,8 @@
 // par_offload_test.cpp: an offload in a `par` whose branches share links is its copies and kernels as flows of the
-// par's engine (explicit, streams, hybrid): alone in time they end at the overlap engine's makespan, whatever the
-// link latencies, bandwidths and gaps, copy engines, implicit synchronisation, waits and kernel; beside a copy on a
-// shared link, they share it.
+// par's engine (explicit, streams, hybrid), and a run through device-mapped memory its kernel, reads and writes: alone
+// in time they end at the overlap engine's makespan (eq. 6's for a mapped run), whatever the link latencies,
+// bandwidths and gaps, copy engines, implicit synchronisation, waits and kernel; beside a copy on a shared link,
+// they share it.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -61,26 +62,30 @@ backend::Evaluation evaluate(const std::string& source) {
   return e;
 }
 
-// The offload `o` (its attributes `body`) alone, and its flows' last end in a par beside a copy to g[1] that crosses
-// the host link with its upload 100 s later, when the offload has ended: the par is priced as flows.
-std::pair<double, double> alone_and_in_par(const std::string& m, const std::string& body) {
-  double alone = evaluate(m + fmt::format("app a {{\n  offload o on g[0] {{\n    {}\n  }}\n}}\n", body)).total_s;
-  auto e = evaluate(m + fmt::format("app b {{\n  par {{\n    offload o on g[0] {{\n    {}\n    }}\n"
+// A statement alone (an offload `o` with attributes `body`, or `stmt` as given), and its branch's end in a par beside
+// a copy to g[1] that crosses the host link with its upload 100 s later, when the statement has ended: the par is
+// priced as flows. The branch's end: its flows' last end, plus `tail` (eq. 6's L+o_dh after a mapped kernel's flows).
+std::pair<double, double> alone_and_in_par(const std::string& m, const std::string& body, std::string stmt = "",
+                                           const std::string& marker = "offload o", double tail = 0) {
+  if (stmt.empty()) stmt = fmt::format("offload o on g[0] {{\n    {}\n    }}", body);
+  double alone = evaluate(m + fmt::format("app a {{\n  kernel k {{ flops = 20 Gflop; bytes = 3 GB }}\n  {}\n}}\n",
+                                          stmt)).total_s;
+  auto e = evaluate(m + fmt::format("app b {{\n  kernel k {{ flops = 20 Gflop; bytes = 3 GB }}\n  par {{\n    {}\n"
                                     "    seq {{\n      overhead 100 s\n      copy h2d 1 MB pinned on g[1]\n    }}\n"
                                     "  }}\n}}\n",
-                                    body));
+                                    stmt));
   const backend::Row& row = e.phases[0].rows[0];
   CHECK(row.name.find("(copies sharing links, as flows)") != std::string::npos);
   REQUIRE(row.detail.contains("flows"));
   double end = -1;
   int ops = 0;
   for (const auto& f : row.detail["flows"])
-    if (f["name"].get<std::string>().find("offload o") != std::string::npos) {
+    if (f["name"].get<std::string>().find(marker) != std::string::npos) {
       ++ops;
       end = std::max(end, f["end_s"].get<double>());
     }
   CHECK(ops > 0);
-  return {alone, end};
+  return {alone, end + tail};
 }
 
 }  // namespace
@@ -143,6 +148,20 @@ TEST_CASE("par with a streams or hybrid offload: alone in time, its flows end at
     CAPTURE(c.sync);
     std::string m = machine(c.lat_us, c.bw_gbs, c.gpu_bw_gbs, c.switch_us, c.engines, c.sync, c.gap_us);
     auto [alone, end] = alone_and_in_par(m, c.offload);
+    REQUIRE(alone > 0);
+    CHECK(std::abs(end - alone) <= 1e-12 * alone);
+  }
+}
+
+TEST_CASE("par with a mapped run: alone in time, eq. 6 as flows ends at eq. 6's time") {
+  // What dominates eq. 6: the reads, the kernel, the writes.
+  const char* runs[] = {"mapped_in = 2 GB; mapped_out = 1 MB", "mapped_in = 1 MB; mapped_out = 1 MB",
+                        "mapped_in = 10 MB; mapped_out = 3 GB"};
+  for (const char* run : runs) {
+    CAPTURE(run);
+    std::string m = machine(4, 10, 12, 0.25, 1);
+    double lo_dh = (1.1 * 4 + 0.25 + 0.5) * 1e-6;
+    auto [alone, end] = alone_and_in_par(m, "", fmt::format("run k on g[0] {{ {} }}", run), "run k", lo_dh);
     REQUIRE(alone > 0);
     CHECK(std::abs(end - alone) <= 1e-12 * alone);
   }
