@@ -160,6 +160,13 @@ struct Task {
   };
   std::vector<FlowOp> flow_form;
   ValueId flow_tail = kNoValue;
+  // Op (a pinned copy split over streams, van Werkhoven et al. section V): what a `par` whose branches share links
+  // writes as flows (lower/lower_par_copies.cpp): `streams` copies of bytes / streams each from src to dst, after
+  // the route's L+O, one after another on the GPU's copy engine with LogGP's gap g between. streams kNoValue: none.
+  struct SplitCopy {
+    int32_t src = -1, dst = -1;
+    ValueId bytes = kNoValue, latency = kNoValue, gap = kNoValue, streams = kNoValue;
+  } split;
 };
 
 struct Module {

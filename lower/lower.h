@@ -193,6 +193,9 @@ class Lowerer {
   // PCIe arbitration's `tau` (kNoValue when none is declared). lower_congestion.cpp.
   engines::congestion::FabricMap fabric_map(ValueId& tau);
   Task lower_offload(const frontend::Stmt& stmt);  // lower_offload.cpp
+  // A pinned copy over streams (Task::split) as its pieces for a `par` (Task::flow_form; none when its stream count is
+  // not a whole number from 1 to 4096). lower_app.cpp.
+  Task split_copy(const Task& copy);
   // Eq. 6 (a kernel reading and writing host memory through device-mapped memory) as flows for a `par`
   // (Task::flow_form): the kernel, its reads and its writes side by side after the host-to-device L+o, then the
   // device-to-host L+o; each direction's accesses at most at `cap` (kNoValue: the links'), none where its bytes are

@@ -1,5 +1,6 @@
 // lower_app.cpp: lowers an app's statements to the task tree, each operation with its model's time.
 #include <algorithm>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -256,7 +257,11 @@ Task Lowerer::lower_copy(const Stmt& s) {
     return task;
   }
   ValueId host_bw = host_kind == "pageable" ? mem_bw->second : kNoValue;
-  if (!s.attrs.empty()) return lower_stream_copy(s, task, host_bw, lo, bytes, bw, gap);
+  if (!s.attrs.empty()) {
+    task.split.src = h2d ? memory : gpu;  // its ends, for a pinned copy over streams in a par (Task::split)
+    task.split.dst = h2d ? gpu : memory;
+    return lower_stream_copy(s, task, host_bw, lo, bytes, bw, gap);
+  }
   if (host_kind == "pinned") {
     task.model = "AHEAD eq. 10, pinned";
     task.value = call_stdlib("ahead_pinned_copy_time", {lo, bytes, bw}, s.range);
@@ -299,6 +304,8 @@ Task Lowerer::lower_stream_copy(const Stmt& s, Task task, ValueId host_bw, Value
   if (gap == kNoValue && eager_value(n) == 1) {  // one stream: no gap is paid, AHEAD eq. 10 alone
     task.model = "AHEAD eq. 10, pinned";
     task.value = call_stdlib("ahead_pinned_copy_time", {lo, bytes, bw}, s.range);
+    task.flow = {task.split.src, task.split.dst, bytes, lo};  // one copy: a flow in a par like any other
+    task.split = {};
     return task;
   }
   if (gap == kNoValue) {
@@ -311,9 +318,43 @@ Task Lowerer::lower_stream_copy(const Stmt& s, Task task, ValueId host_bw, Value
   add_check(CheckKind::Positive, n, streams.value->range, "a stream count");
   task.model = "LogGP streams (van Werkhoven et al. section V; AHEAD eq. 10 at one stream)";
   task.value = call_stdlib("loggp_copy_time", {lo, bytes, bw, gap, n}, s.range);
+  task.split.bytes = bytes;
+  task.split.latency = lo;
+  task.split.gap = gap;
+  task.split.streams = n;
   task.terms.push_back({"gap g", gap});
   task.terms.push_back({"streams", n});
   return task;
+}
+
+// A pinned copy over streams as its pieces: one copy of bytes / n per stream, each after the route's L+O and in its
+// turn on the GPU's copy engine, LogGP's gap g after the piece before it (van Werkhoven et al. section V: alone,
+// L+o + kG + g (n - 1)). The stream count shapes the module (eager_value).
+Task Lowerer::split_copy(const Task& t) {
+  Task p = Task::make(TaskKind::Op, t.name, t.range);
+  double n = eager_value(t.split.streams);
+  if (!(n >= 1 && n <= 4096 && n == std::floor(n))) return p;
+  p.part = t.part;
+  p.track = t.track;
+  const bool h2d = m_.topology.components[size_t(t.split.dst)].kind == "gpu";
+  ValueId each = b_.binary(Opcode::Div, t.split.bytes, b_.constant(n, Dim::count(), t.range), t.range);
+  for (int i = 0; i < int(n); ++i) {
+    Task::FlowOp op;
+    op.name = fmt::format("{}, stream {}", t.name, i);
+    op.kind = h2d ? "h2d" : "d2h";
+    op.src = t.split.src;
+    op.dst = t.split.dst;
+    op.route = t.route;
+    op.size = each;
+    op.delay = t.split.latency;
+    op.engine = h2d ? 0 : 1;
+    if (i > 0) {
+      op.turn_after = i - 1;
+      op.turn_gap = t.split.gap;
+    }
+    p.flow_form.push_back(std::move(op));
+  }
+  return p;
 }
 
 static std::string stmt_title(const Stmt& s, const std::string& text) {

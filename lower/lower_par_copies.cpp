@@ -4,6 +4,7 @@
 // them (one engine for every byte).
 #include <fmt/format.h>
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <set>
@@ -70,12 +71,19 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     return true;
   };
   std::vector<std::vector<const Task*>> branches;  // each branch's items, in the order they run
+  std::deque<Task> pieces;  // pinned copies over streams as their pieces (Lowerer::split_copy)
+  auto split = [&](const Task& t) -> const Task* {
+    Task p = split_copy(t);
+    return p.flow_form.empty() ? nullptr : &pieces.emplace_back(std::move(p));
+  };
   bool fits = par.children.size() >= 2, delays = false;
   for (const Task& c : par.children) {
     std::vector<const Task*>& branch = branches.emplace_back();
     // An explicit offload is its stream's operations (Task::stream_form): its copies, its kernel.
     auto add = [&](const Task& t) {
-      if (t.stream_form.empty()) branch.push_back(&t);
+      const Task* pieces_of = t.split.streams != kNoValue ? split(t) : nullptr;
+      if (pieces_of) branch.push_back(pieces_of);
+      else if (t.stream_form.empty()) branch.push_back(&t);
       for (const Task& op : t.stream_form) branch.push_back(&op);
     };
     if (c.kind == TaskKind::Seq && !c.children.empty()) {
@@ -232,7 +240,7 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   };
   std::vector<engines::congestion::StreamsEngine::Branch> streams;
   std::vector<cg::FlowSpec> specs;
-  bool blocks = false, mpi_ops = false, offloads = false, mapped_flows = false;
+  bool blocks = false, mpi_ops = false, offloads = false, mapped_flows = false, split_copies = false;
   int groups = 0;           // a block's flows, an MPI operation's phase: one group of flows each (FlowSpec::group)
   // What the next item of a branch waits for: the flow of the copy before it, or the group of the block or MPI
   // phase before it (one wait, however many flows: the engine's gate).
@@ -292,6 +300,8 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
           starts.push_back(start == kNoValue ? b_.constant(0, Dim::seconds(), s.range) : start);
           if (op.kind == "kernel") kernel = sum(kernel, op.size);
           if (op.engine < 0) mapped_flows = true;
+          else if (std::any_of(pieces.begin(), pieces.end(), [&](const Task& p) { return &p == t; }))
+            split_copies = true;
           else if (op.kind != "kernel") offloads = true;
         }
         waited = t->flow_tail;  // eq. 6's L+o_dh after the last of them
@@ -534,6 +544,9 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
   if (offloads)
     task.model += "; an offload's copies and kernels as flows, each in its turn on its engine (LogGP's gap after a "
                   "copy of its direction, [WERK] V)";
+  if (split_copies)
+    task.model += "; a copy over streams as one copy per stream, each in its turn on its copy engine (LogGP's gap, "
+                  "[WERK] V)";
   if (mapped_flows)
     task.model += "; device-mapped reads and writes as flows beside their kernel, between the two directions' L+o "
                   "([WERK] eq. 6)";

@@ -1,6 +1,7 @@
 // par_offload_test.cpp: an offload in a `par` whose branches share links is its copies and kernels as flows of the
-// par's engine (explicit, streams, hybrid), and a run through device-mapped memory its kernel, reads and writes: alone
-// in time they end at the overlap engine's makespan (eq. 6's for a mapped run), whatever the link latencies,
+// par's engine (explicit, streams, hybrid), a run through device-mapped memory its kernel, reads and writes, and a
+// pinned copy over streams its pieces: alone in time they end at the overlap engine's makespan (eq. 6's for a mapped
+// run, LogGP's for a split copy), whatever the link latencies,
 // bandwidths and gaps, copy engines, implicit synchronisation, waits and kernel; beside a copy on a shared link,
 // they share it.
 #include <doctest/doctest.h>
@@ -165,4 +166,19 @@ TEST_CASE("par with a mapped run: alone in time, eq. 6 as flows ends at eq. 6's 
     REQUIRE(alone > 0);
     CHECK(std::abs(end - alone) <= 1e-12 * alone);
   }
+}
+
+TEST_CASE("par with a pinned copy over streams: alone in time, its pieces end at LogGP's time") {
+  // Van Werkhoven et al. section V: L+o + kG + g (n - 1), each piece after the one before it plus the gap.
+  const char* copies[] = {"copy h2d 1 GB pinned on g[0] { streams = 4 }", "copy d2h 300 MB pinned on g[0] { streams = 7 }",
+                          "copy h2d 1 MB pinned on g[0] { streams = 2 }"};
+  for (int engines : {1, 2})
+    for (const char* copy : copies) {
+      CAPTURE(copy);
+      CAPTURE(engines);
+      std::string m = machine(6, 12, 10, 0.5, engines, 0, 4);
+      auto [alone, end] = alone_and_in_par(m, "", copy, "pinned on g[0]");
+      REQUIRE(alone > 0);
+      CHECK(std::abs(end - alone) <= 1e-12 * alone);
+    }
 }
