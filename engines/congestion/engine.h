@@ -43,8 +43,8 @@ struct FlowSpec {
   int paused_by = -1;
   // A copy that the host enqueued after `turn_after` (an earlier flow of its queue, its GPU's copy engine, which runs
   // its copies in the order enqueued) starts no earlier than that flow's end plus gap input `turn_gap_input`,
-  // whatever its other waits and their delay (with none, its own start): LogGP's gap g between back-to-back copies of one direction, or L+o
-  // after a copy of the other (van Werkhoven et al. section V). -1: none.
+  // whatever its other waits and their delay (with none, its own start): LogGP's gap g between back-to-back copies
+  // of one direction, or L+o after a copy of the other (van Werkhoven et al. section V). -1: none.
   int turn_after = -1, turn_gap_input = -1;
 };
 
