@@ -293,6 +293,9 @@ struct Stmt {
   ExprPtr expr;  // Copy: bytes or buffer; Iterate: count; Overhead: time; For: the first value
   ExprPtr expr_hi;                    // For: the last value (included)
   std::unique_ptr<LetDecl> loop_var;  // For: the loop's variable, a count bound once per iteration by the lowering
+  // Mpi alltoallv (made by sema): `src` and `dst`, counts visible in its `bytes` only, bound to each pair of ranks in
+  // turn by the lowering.
+  std::unique_ptr<LetDecl> pair_src, pair_dst;
   std::optional<CompRef> on;
   // Copy p2p (`copy p2p SIZE from REF to REF`): the two GPUs, and whether the words between were `from` and `to`.
   std::optional<CompRef> peer_from, peer_to;

@@ -19,8 +19,9 @@ struct MpiAttrSpec {
   const char* meaning;
 };
 
-// The section of a machine ("section"), its network ("network") or an operation: halo, allreduce, reduce, bcast, allgather, alltoall,
-// barrier. Null for an unknown operation.
+// The section of a machine ("section"), its network ("network"), its cluster ("cluster") or an operation: halo,
+// send, sendrecv, allreduce, reduce, bcast, allgather, alltoall, alltoallv, reduce_scatter, barrier, gather, scatter.
+// Null for an unknown operation.
 const std::vector<MpiAttrSpec>* mpi_schema(std::string_view owner);
 const MpiAttrSpec* find_mpi_attr(std::string_view owner, std::string_view name);
 std::vector<std::string> mpi_words(const MpiAttrSpec& spec);

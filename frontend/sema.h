@@ -103,7 +103,9 @@ class Sema {
   void check_network_section(const MachineDecl& machine);
   void check_cluster_section(const MachineDecl& machine);
   void check_mpi_stmt(Stmt& stmt, const Scope& scope);
-  void check_mpi_attrs(std::vector<Attr>& attrs, const std::string& owner, const Scope& scope);
+  // `bytes_scope`, when given, is where the attribute `bytes` is checked (an alltoallv's, with its pair bound).
+  void check_mpi_attrs(std::vector<Attr>& attrs, const std::string& owner, const Scope& scope,
+                       const Scope* bytes_scope = nullptr);
 
   // Expressions (sema_expr.cpp).
   Type check_expr(Expr& expr, const Scope& scope);

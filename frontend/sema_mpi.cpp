@@ -24,7 +24,8 @@ std::string join(const std::vector<std::string>& words) {
 // attribute takes a bare word (`algorithm = ring`) or a word parameter whose words it all takes (`algorithm = alg`
 // with `param alg = ring in {ring, rabenseifner}`, noted in the attribute for lowering); `mapping` also takes
 // `block(b)` and `explicit(n0, n1, ...)`.
-void Sema::check_mpi_attrs(std::vector<Attr>& attrs, const std::string& owner, const Scope& scope) {
+void Sema::check_mpi_attrs(std::vector<Attr>& attrs, const std::string& owner, const Scope& scope,
+                           const Scope* bytes_scope) {
   for (size_t i = 0; i < attrs.size(); ++i) {
     Attr& attr = attrs[i];
     for (size_t k = 0; k < i; ++k)
@@ -49,7 +50,8 @@ void Sema::check_mpi_attrs(std::vector<Attr>& attrs, const std::string& owner, c
     Expr& value = *attr.value;
     switch (spec->kind) {
       case MpiAttrSpec::Kind::Quantity:
-        expect_dim(value, spec->dim, fmt::format("attribute `{}`", attr.name), scope);
+        expect_dim(value, spec->dim, fmt::format("attribute `{}`", attr.name),
+                   bytes_scope && attr.name == "bytes" ? *bytes_scope : scope);
         break;
       case MpiAttrSpec::Kind::Truth: {
         Type t = check_expr(value, scope);
@@ -267,7 +269,42 @@ void Sema::check_mpi_stmt(Stmt& s, const Scope& scope) {
                  fmt::format("unknown MPI operation `{}` (one of {}){}", s.name, all, did_you_mean(s.name, ops)));
     return;
   }
-  check_mpi_attrs(s.attrs, s.name, scope);
+  if (s.name == "alltoallv") {
+    // `bytes` is an expression of the pair of ranks: `src` and `dst` are bound in it, and only there, as a loop's
+    // variable is in its body; like a loop's variable they may not hide a name of the same spelling.
+    bool hides = false;
+    auto bind = [&](const char* name) {
+      auto v = std::make_unique<LetDecl>();
+      v->name = name;
+      v->range = v->name_range = s.name_range;
+      v->file = s.name_range.file;
+      v->type = Type::quantity(Dim::count());
+      state_[v.get()] = 2;
+      if (const Decl* hidden = lookup(name, scope)) {
+        bool outer_loop = hidden->kind == DeclKind::Let && !static_cast<const LetDecl*>(hidden)->value;
+        diags_.error(DiagKind::DuplicateDefinition, s.name_range,
+                     fmt::format("`mpi alltoallv` binds `{}` in its `bytes` (the {} rank of each pair), which would "
+                                 "hide the {} of that name; choose another name for it",
+                                 name, std::string_view(name) == "src" ? "sending" : "receiving",
+                                 outer_loop                          ? "variable of an outer loop"
+                                 : hidden->kind == DeclKind::Param ? "param"
+                                 : hidden->kind == DeclKind::Let   ? "let"
+                                                                   : "declaration"));
+        diags_.note(hidden->name_range, "declared here");
+        hides = true;
+      }
+      return v;
+    };
+    s.pair_src = bind("src");
+    s.pair_dst = bind("dst");
+    if (hides) return;
+    LoopScope dst{s.pair_dst.get(), scope.loops}, src{s.pair_src.get(), &dst};
+    Scope pair = scope;
+    pair.loops = &src;
+    check_mpi_attrs(s.attrs, s.name, scope, &pair);
+  } else {
+    check_mpi_attrs(s.attrs, s.name, scope);
+  }
   auto has = [&](const char* name) {
     for (const auto& a : s.attrs)
       if (a.name == name) return true;

@@ -87,6 +87,13 @@ ValueId Builder::push(Instr instr) {
   return id;
 }
 
+void Builder::truncate(size_t size) {
+  if (size >= m_.instrs.size()) return;
+  for (auto it = existing_.begin(); it != existing_.end();)
+    it = size_t(it->second) >= size ? existing_.erase(it) : std::next(it);
+  m_.instrs.resize(size);
+}
+
 ValueId Builder::constant(double value, Dim dim, SourceRange range) {
   Instr i;
   i.op = Opcode::Const;

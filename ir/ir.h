@@ -211,6 +211,9 @@ class Builder {
   ValueId select(ValueId cond, ValueId a, ValueId b, SourceRange range);
   const Instr& at(ValueId id) const { return m_.instrs.at(size_t(id)); }
   Module& module() { return m_; }
+  // Drops the instructions from `size` on (built to be evaluated at lowering and then not kept): nothing that
+  // stays may use them.
+  void truncate(size_t size);
 
  static constexpr size_t kMaxInstructions = 20'000'000;
 

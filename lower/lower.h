@@ -29,6 +29,8 @@ enum class Collective;
 struct Layout;
 struct Round;
 struct LibraryChoice;
+struct Choice;
+class CommEngine;
 }
 
 namespace gpm::lower {
@@ -59,6 +61,7 @@ class Lowerer {
   static constexpr long kMaxInlinedCalls = 500'000;
   static constexpr size_t kMaxComponents = 1'000'000;
   static constexpr int64_t kMaxLoopIterations = 10'000'000;  // all the loops of a model, expanded
+  static constexpr int64_t kMaxAlltoallvRanks = 2048;         // an alltoallv's `bytes`: evaluated ranks^2 times
   // An MPI operation in a `par` shares links with the other branches as at most this many flows; beyond, a warning.
   static constexpr int64_t kParMpiFlows = 100'000;
   Lowerer(const frontend::CheckedProgram& program, const support::SourceManager& sources, DiagnosticEngine& diags,
@@ -132,6 +135,9 @@ class Lowerer {
   // An MPI library's choice of a collective's algorithm (lower_mpi_library.cpp), where the operation names none
   // and the machine's mpi section (or `--set mpi_library=...`) names an `mpi_library` type: 1 with `out` set, 0
   // without a library, -1 after a diagnostic. `bytes` is evaluated now (it becomes a shape parameter).
+  // The MPI library the run names (`--set mpi_library`, else the machine's): 1 and `lib`, 0 for none, -1 after an
+  // error.
+  int mpi_library_of(const MpiMachineInfo& info, const frontend::TypeDecl*& lib);
   int lower_library_choice(const frontend::Stmt& stmt, const MpiMachineInfo& info, mpi::Collective collective,
                            const mpi::Layout& layout, ValueId bytes, mpi::LibraryChoice& out, std::string& library);
   // The nccl model (lower_mpi_nccl.cpp): NCCL's tuner over bandwidths the fabric gives.
@@ -144,6 +150,15 @@ class Lowerer {
   // the reduction tree, or nullopt after a diagnostic.
   std::optional<mpi::Round> in_network_round(const frontend::Stmt& stmt, const MpiFabricRequest& request,
                                              const mpi::FabricPlacement& placement);
+  // An alltoallv's `bytes` evaluated for every pair of ranks (lower_mpi_alltoallv.cpp): bytes[src * ranks + dst],
+  // 0 on the diagonal; empty after an error.
+  std::vector<double> alltoallv_bytes(const frontend::Stmt& stmt, int64_t ranks);
+  // `mpi alltoallv` (lower_mpi_alltoallv.cpp): its algorithm and blocks; its size inputs appended to `inputs`, and
+  // either the fitted model's `engine` or the fabric model's `request`; false after an error.
+  bool lower_alltoallv(const frontend::Stmt& stmt, const MpiMachineInfo& info, const mpi::Choice& choice,
+                       const mpi::Layout& layout, bool on_fabric, std::vector<ValueId>& inputs,
+                       MpiFabricRequest& request, std::shared_ptr<mpi::CommEngine>& engine, std::string& title,
+                       std::string& library_note);
   std::optional<EngineCall> lower_mpi_fabric(const frontend::Stmt& stmt, const MpiMachineInfo& info,
                                              const MpiFabricRequest& request);
 

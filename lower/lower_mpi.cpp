@@ -307,7 +307,8 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     return failed;
   }
   if (choice.model == mpi::CommModel::Nccl && (s.name == "halo" || s.name == "send" || s.name == "sendrecv" ||
-                                               s.name == "barrier" || s.name == "gather" || s.name == "scatter")) {
+                                               s.name == "barrier" || s.name == "gather" || s.name == "scatter" ||
+                                               s.name == "alltoallv")) {
     diags_.error(DiagKind::ConflictingAttributes, s.range,
                  fmt::format("the nccl model prices NCCL's collectives (allreduce, allgather, reduce_scatter, bcast, "
                              "reduce, alltoall); `mpi {}` is priced by the fabric model (`model = fabric`) or a fitted "
@@ -475,6 +476,9 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     }
     title = fmt::format("mpi {} (rank {} {} {}{}, {} ranks)", s.name, *from, both ? "<->" : "->", *to,
                         *window > 1 ? fmt::format(", window {}", *window) : "", *ranks);
+  } else if (s.name == "alltoallv") {
+    if (!lower_alltoallv(s, info, choice, layout, on_fabric, inputs, request, engine, title, library_note))
+      return failed;
   } else {
     mpi::Collective c = collective_of(s.name);
     mpi::Algorithm alg = mpi::default_algorithm(c);

@@ -63,6 +63,8 @@ struct MpiFabricRequest {
   int64_t gpus_per_thread = 1;                   // the nccl model: GPUs one host thread launches the operation on
   bool overlapped_launch = false;                // the nccl model: `launch = overlapped` (back-to-back operations)
   bool both = false;
+  bool alltoallv = false;      // an alltoallv: `algorithm` pairwise or scattered, the blocks' bytes in `matrix`
+  std::vector<double> matrix;  // alltoallv: bytes[src * ranks + dst]
   std::vector<ir::ValueId> sizes;
 };
 

@@ -42,6 +42,7 @@ std::string fabric_engine_key(const MpiFabricRequest& r, const mpi::FabricPlacem
   append(l.socket);
   append(p.gpu);
   append(p.memory);
+  append(r.matrix);
   return key;
 }
 
@@ -159,11 +160,12 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
   if (!placed) return std::nullopt;
   const mpi::FabricPlacement& placement = *placed;
   mpi::FabricCommEngine::Operation op;
-  op.what = request.halo || request.p2p ? request.name : mpi::collective_name(request.collective);
+  op.what = request.halo || request.p2p || request.alltoallv ? request.name : mpi::collective_name(request.collective);
   op.algorithm = request.halo || request.p2p ? ""
-                                              : mpi::algorithm_title(request.algorithm,
-                                                                     request.node_aware.on &&
-                                                                         mpi::has_node_aware(request.collective));
+                 : request.alltoallv         ? mpi::algorithm_name(request.algorithm)
+                                             : mpi::algorithm_title(request.algorithm,
+                                                                    request.node_aware.on &&
+                                                                        mpi::has_node_aware(request.collective));
   op.transport = request.transport;
   op.chosen_by = request.chosen_by;
   op.ranks = layout.ranks;
@@ -191,6 +193,9 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
     messages = halo.size();
   } else if (request.p2p) {
     rounds = mpi::p2p_rounds(layout, request.from, request.to, request.both, request.window, true);
+    for (const auto& r : rounds) messages += r.messages.size();
+  } else if (request.alltoallv) {
+    rounds = mpi::alltoallv_rounds(layout, request.matrix, request.algorithm, true);
     for (const auto& r : rounds) messages += r.messages.size();
   } else if (request.algorithm == mpi::Algorithm::InNetwork && layout.ranks >= 2) {  // one rank: nothing to do
     auto round = in_network_round(s, request, placement);

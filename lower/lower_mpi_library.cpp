@@ -13,15 +13,11 @@ namespace gpm::lower {
 
 using namespace frontend;
 
-int Lowerer::lower_library_choice(const Stmt& s, const MpiMachineInfo& info, mpi::Collective c,
-                                  const mpi::Layout& layout, ValueId bytes, mpi::LibraryChoice& out,
-                                  std::string& library) {
+int Lowerer::mpi_library_of(const MpiMachineInfo& info, const TypeDecl*& lib) {
   // The run's setting first (`none` turns the machine's library off), then the machine's section.
-  const TypeDecl* lib = info.mpi_library;
-  SourceRange lib_site = info.mpi_library_range;
+  lib = info.mpi_library;
   if (auto it = keywords_.find("mpi_library"); it != keywords_.end()) {
     lib = nullptr;
-    lib_site = {};
     if (it->second != "none") {
       auto found = program_.globals.find(it->second);
       if (found != program_.globals.end() && found->second->kind == DeclKind::Type &&
@@ -34,7 +30,14 @@ int Lowerer::lower_library_choice(const Stmt& s, const MpiMachineInfo& info, mpi
       }
     }
   }
-  if (!lib) return 0;
+  return lib ? 1 : 0;
+}
+
+int Lowerer::lower_library_choice(const Stmt& s, const MpiMachineInfo& info, mpi::Collective c,
+                                  const mpi::Layout& layout, ValueId bytes, mpi::LibraryChoice& out,
+                                  std::string& library) {
+  const TypeDecl* lib = nullptr;
+  if (int found = mpi_library_of(info, lib); found <= 0) return found;
   library = lib->name;
   // The library's thresholds, in the order the choice reads them (sema requires every one; a guard for hand-built
   // programs). They decide the shape of the operation, so each is a constant of the model.

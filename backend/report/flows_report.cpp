@@ -103,10 +103,12 @@ std::string fabric_steps_table(const Evaluation& e) {
         w = std::max(w, steps[i]["step"].get<std::string>().size());
       for (size_t i = 0; i < steps.size() && i < kTableSteps; ++i) {
         const auto& s = steps[i];
-        std::string bytes = s.contains("message_bytes")
-                                ? support::format_quantity(s["message_bytes"].get<double>(), support::Dim::byte())
-                                : support::format_quantity(s["face_bytes"].get<double>(), support::Dim::byte()) +
-                                      " a face";
+        std::string bytes =
+            s.contains("message_bytes")
+                ? support::format_quantity(s["message_bytes"].get<double>(), support::Dim::byte())
+            : s.contains("largest_message_bytes")  // an alltoallv's messages of their own sizes
+                ? "up to " + support::format_quantity(s["largest_message_bytes"].get<double>(), support::Dim::byte())
+                : support::format_quantity(s["face_bytes"].get<double>(), support::Dim::byte()) + " a face";
         int64_t messages = s["messages"].get<int64_t>();
         out += fmt::format("  {:<{}}  x{}  {} message{} of {}  {} each", s["step"].get<std::string>(), w,
                            s["repeat"].get<double>(), messages, messages == 1 ? "" : "s", bytes,

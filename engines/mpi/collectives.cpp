@@ -575,7 +575,7 @@ std::vector<Round> flat_rounds(const Layout& l, Collective c, Algorithm a, bool 
         sig[size_t(2 * kSizeKinds)] = p - n;
         acc.add(r, sig);
       }
-      out.push_back(Round{acc.finish(), 1, 1, "pairwise exchange", 0, double(p - 1), {}});
+      out.push_back(Round{acc.finish(), 1, 1, "pairwise exchange", 0, double(p - 1), {}, {}, {}, {}});
       break;
     }
   }

@@ -43,7 +43,9 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build(const ir::Topology& to
   const bool component_flows = std::any_of(rounds.begin(), rounds.end(), [](const Round& r) {
     return !r.component_messages.empty();
   });
-  if (fast && !op.halo && op.transport != Transport::Staged && !rounds.empty() && !component_flows)
+  bool sized = false;  // an alltoallv's messages of their own sizes: no period's flows stand for another's
+  for (const Round& r : rounds) sized = sized || !r.message_bytes.empty();
+  if (fast && !op.halo && !sized && op.transport != Transport::Staged && !rounds.empty() && !component_flows)
     if (auto sym = find_node_translation(topology, fabrics, placement, rounds)) {
       std::string ignored;
       if (auto e = build_on(topology, fabrics, cost, op, placement, rounds, halo, &*sym, ignored, shared)) return e;
@@ -128,13 +130,13 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build_on(const ir::Topology&
     std::vector<std::array<int32_t, 3>> messages;
     messages.reserve(halo.size());
     for (const auto& m : halo) messages.push_back({m.from, m.to, int32_t(m.kind)});
-    add_step(Step{"halo exchange", 1, 1, 1, 0, 0, {}}, messages);
+    add_step(Step{"halo exchange", 1, 1, 1, 0, 0, {}, {}}, messages);
   } else {
     for (const Round& round : rounds) {
       if (!round.component_messages.empty()) {
         // Flows between adjacent components (an in-network reduction's tree), GPU to GPU transport only.
         StepSpec& spec = specs.emplace_back(StepSpec{Step{round.what, round.size_factor, round.repeat,
-                                                          round.steps_each, round.pipeline_hops, 0, {}},
+                                                          round.steps_each, round.pipeline_hops, 0, {}, {}},
                                                      {}});
         spec.step.messages = int64_t(round.component_messages.size());
         PhaseSpec& p = spec.phases.emplace_back(PhaseSpec{"", {}});
@@ -149,8 +151,20 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build_on(const ir::Topology&
       }
       std::vector<std::array<int32_t, 3>> messages;
       messages.reserve(round.messages.size());
-      for (const auto& [a, b] : round.messages) messages.push_back({a, b, 0});
-      add_step(Step{round.what, round.size_factor, round.repeat, round.steps_each, round.pipeline_hops, 0, {}}, messages);
+      Step step{round.what, round.size_factor, round.repeat, round.steps_each, round.pipeline_hops, 0, {}, {}};
+      if (round.message_bytes.empty()) {
+        for (const auto& [a, b] : round.messages) messages.push_back({a, b, 0});
+      } else {
+        // Each message's size input indexes the step's own table of its distinct sizes.
+        step.sizes = round.message_bytes;
+        std::sort(step.sizes.begin(), step.sizes.end());
+        step.sizes.erase(std::unique(step.sizes.begin(), step.sizes.end()), step.sizes.end());
+        for (size_t i = 0; i < round.messages.size(); ++i) {
+          auto at = std::lower_bound(step.sizes.begin(), step.sizes.end(), round.message_bytes[i]);
+          messages.push_back({round.messages[i].first, round.messages[i].second, int32_t(at - step.sizes.begin())});
+        }
+      }
+      add_step(std::move(step), messages);
     }
   }
 
@@ -364,6 +378,11 @@ FabricCommEngine::StepCost FabricCommEngine::cost_of(const Step& step, std::span
     c.time_s = step_time(step, inputs, inputs.data() + at, &c.latency_s, &c.error);
     return c;
   }
+  if (!step.sizes.empty()) {
+    c.message_bytes = step.sizes.back();
+    c.time_s = step_time(step, inputs, step.sizes.data(), &c.latency_s, &c.error);
+    return c;
+  }
   const double n = inputs[at] * step.size_factor, segment = inputs[at + 1];
   double sizes[kSizeKinds] = {n, 0, 0};
   if (step.pipeline_hops <= 0) {
@@ -451,13 +470,15 @@ ir::EngineResult FabricCommEngine::run(std::span<const double> inputs) const {
     j["messages"] = step.messages;
     if (op_.halo) {
       for (int k = 0; k < kSizeKinds; ++k) j[fmt::format("{}_bytes", kKindNames[k])] = inputs[at + size_t(k)];
+    } else if (!step.sizes.empty()) {
+      j["largest_message_bytes"] = c.message_bytes;
     } else {
       j["message_bytes"] = c.message_bytes;
     }
     // The link whose bytes take longest at its full bandwidth: what bounds the step from below.
     std::vector<double> load(links_.size(), 0);
     double sizes[kSizeKinds] = {c.message_bytes, 0, 0};
-    const double* size_of = op_.halo ? inputs.data() + at : sizes;
+    const double* size_of = op_.halo ? inputs.data() + at : !step.sizes.empty() ? step.sizes.data() : sizes;
     for (const Phase& phase : step.phases) {
       const cg::Plan& plan = phase.engine->plan();
       const auto& flows = phase.engine->flows();
@@ -529,6 +550,10 @@ std::vector<FabricCommEngine::PhaseView> FabricCommEngine::unrolled(int64_t max_
   }
   int64_t flows = 0;
   for (const Step& step : steps_) {
+    if (!step.sizes.empty()) {
+      why = fmt::format("its step `{}` sends messages of their own sizes (an alltoallv)", step.what);
+      return out;
+    }
     if (step.pipeline_hops > 0) {
       why = fmt::format("its step `{}` is pipelined (its segment count is chosen when it is evaluated)", step.what);
       return out;

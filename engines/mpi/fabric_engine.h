@@ -126,6 +126,9 @@ class FabricCommEngine : public ir::Engine {
     int64_t pipeline_hops = 0;
     int64_t messages = 0;
     std::vector<Phase> phases;  // run one after another
+    // An alltoallv's step: its messages' distinct sizes, which its flows' size inputs index (the operation's size
+    // input is not used); empty otherwise.
+    std::vector<double> sizes;
   };
   struct StepCost {
     double time_s = 0;  // one repeat

@@ -20,7 +20,7 @@ std::shared_ptr<CommEngine> CommEngine::halo(Choice choice, const Layout& layout
   e->leaves_ = layout.leaves();
   PatternStats stats = halo_pattern(layout, grid, error);
   if (!error.empty()) return nullptr;
-  e->rounds_.push_back(Round{std::move(stats), 1, 1, "halo exchange", 0, 1, {}});
+  e->rounds_.push_back(Round{std::move(stats), 1, 1, "halo exchange", 0, 1, {}, {}, {}, {}});
   return e;
 }
 
@@ -53,6 +53,13 @@ std::shared_ptr<CommEngine> CommEngine::point_to_point(Choice choice, const Layo
   return e;
 }
 
+std::shared_ptr<CommEngine> CommEngine::alltoallv(Choice choice, const Layout& layout, Algorithm a,
+                                                  std::vector<Round> rounds) {
+  auto e = point_to_point(choice, layout, "alltoallv", std::move(rounds));
+  e->algorithm_ = algorithm_name(a);
+  return e;
+}
+
 std::array<double, kSizeKinds> CommEngine::sizes_of(const Round& round, std::span<const double> inputs) const {
   const double* sizes = inputs.data() + in::kMachineInputs;
   if (halo_) return {sizes[0], sizes[1], sizes[2]};
@@ -67,6 +74,10 @@ CommEngine::RoundCost CommEngine::cost_of(const Round& round, std::span<const do
   RoundCost c;
   c.sizes = sizes_of(round, inputs);
   c.repeat = round.repeat;
+  if (!round.sized_rows.empty()) {
+    c.pattern = sized_pattern_time(round.stats, round.sized_rows, choice_, inputs);
+    return c;
+  }
   if (round.pipeline_hops <= 0) {
     c.pattern = pattern_time(round.stats, choice_, inputs, c.sizes);
     return c;
@@ -161,7 +172,21 @@ ir::EngineResult CommEngine::run(std::span<const double> inputs) const {
       j["k"]["off_leaf"] = pt.k_used[kOffLeaf];
     }
     auto msgs = nlohmann::ordered_json::array();
-    for (int route = 0; route < kRoutes; ++route)
+    if (pt.slowest_row >= 0) {
+      // Messages of their own sizes (an alltoallv): the slowest rank's, by route and size.
+      const SizedRow& row = round.sized_rows[size_t(pt.slowest_row)];
+      for (size_t i = 0; i < row.size(); ++i) {
+        const auto& [route, bytes, count] = row[i];
+        nlohmann::ordered_json m;
+        m["locality"] = locality_name(route == kOffLeaf ? Locality::InterNode : Locality(route));
+        if (route == kOffLeaf) m["off_leaf"] = true;
+        m["count"] = count;
+        m["bytes"] = bytes;
+        m["protocol"] = protocol_name(pt.row_protocol[i]);
+        msgs.push_back(m);
+      }
+    }
+    for (int route = 0; route < kRoutes && pt.slowest_row < 0; ++route)
       for (int k = 0; k < kSizeKinds; ++k) {
         size_t i = size_t(route * kSizeKinds + k);
         if (!pt.slowest[i]) continue;

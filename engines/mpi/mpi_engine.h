@@ -24,6 +24,9 @@ class CommEngine : public ir::Engine {
   // A point-to-point operation (`send`, `sendrecv`): its rounds (p2p_rounds), one size.
   static std::shared_ptr<CommEngine> point_to_point(Choice choice, const Layout& layout, std::string what,
                                                     std::vector<Round> rounds);
+  // An alltoallv: its rounds (alltoallv_rounds without kept messages), the size input unused.
+  static std::shared_ptr<CommEngine> alltoallv(Choice choice, const Layout& layout, Algorithm a,
+                                               std::vector<Round> rounds);
 
   std::string name() const override { return "mpi"; }
   double time(std::span<const double> inputs) const override;

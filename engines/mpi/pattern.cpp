@@ -174,9 +174,7 @@ std::vector<HaloMessage> halo_messages(const Grid& grid, int64_t ranks, std::str
   return out;
 }
 
-PatternTime pattern_time(const PatternStats& s, const Choice& c, std::span<const double> inputs,
-                         std::span<const double> sizes) {
-  PatternTime out;
+void detail::fill_k_used(const PatternStats& s, const Choice& c, PatternTime& out) {
   for (int cls = 0; cls < kClasses; ++cls) out.k_used[cls] = double(s.k[size_t(cls)]);
   out.k_used[kOffLeaf] = double(s.k_leaf);
   if (c.model == CommModel::KModel) {
@@ -185,6 +183,12 @@ PatternTime pattern_time(const PatternStats& s, const Choice& c, std::span<const
     // sending ranks (this project's extension of the K-model to the fat tree's up-links).
     out.k_used[kOffLeaf] = kmodel_k(double(s.k_offleaf), double(s.k_leaf_total), double(s.k_leaf_prime));
   }
+}
+
+PatternTime pattern_time(const PatternStats& s, const Choice& c, std::span<const double> inputs,
+                         std::span<const double> sizes) {
+  PatternTime out;
+  detail::fill_k_used(s, c, out);
   // Only the kinds of message some rank sends are priced (a halo within one node sends no inter-node ones).
   bool used[kRoutes * kSizeKinds]{};
   for (const auto& sig : s.signatures)

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -76,6 +77,10 @@ struct PatternStats {
 // The statistics of a halo exchange over `grid` (its extents must multiply to layout.ranks).
 PatternStats halo_pattern(const Layout& layout, const Grid& grid, std::string& error);
 
+// One rank's messages in an operation whose messages have sizes of their own (an alltoallv under a fitted model):
+// each distinct (route, bytes) it sends and how many such messages, in that order.
+using SizedRow = std::vector<std::tuple<int, double, int64_t>>;
+
 // One step of a collective: the pattern, its message size as a fraction of the operation's size, and how many
 // times the step repeats identically. A pipelined step (pipeline_hops > 0) is the steady state of a segmented
 // chain of that many hops: the operation's bytes split into S segments, the step repeats hops + S - 1 times with
@@ -93,6 +98,10 @@ struct Round {
   // The fabric model only: flows between two adjacent components (a link of an in-network reduction's tree), each
   // moving the round's message size, made by the lowering from the machine (not by collective_rounds).
   std::vector<std::pair<int32_t, int32_t>> component_messages;
+  // An alltoallv: messages of their own sizes, the size input unused. With kept messages each message's bytes
+  // (parallel to `messages`); without, each distinct rank's messages (the rows `stats` counts).
+  std::vector<double> message_bytes;
+  std::vector<SizedRow> sized_rows;
 };
 
 enum class Collective { Allreduce, Reduce, Bcast, Allgather, Alltoall, Barrier, ReduceScatter, Gather, Scatter };
@@ -164,6 +173,15 @@ bool balanced_nodes(const Layout& layout);
 std::vector<Round> p2p_rounds(const Layout& layout, int64_t from, int64_t to, bool both, int64_t window,
                               bool keep_messages = false);
 
+// An all-to-all whose blocks differ (MPI_Alltoallv): bytes[src * ranks + dst] is what rank src sends rank dst; a
+// rank's block to itself and blocks of 0 bytes are not sent. `a` is Pairwise or Scattered. With kept messages (the
+// fabric model) the pairwise exchange's p - 1 steps (step i: rank r sends to r + i mod p) or the scattered
+// batches of kAlltoallThrottle shifts in flight together, each message with its bytes (Round::message_bytes);
+// steps that send nothing are left out. Without (the fitted models, as their all-to-all): one round in which each
+// rank sends its messages one after another (Round::sized_rows).
+std::vector<Round> alltoallv_rounds(const Layout& layout, std::span<const double> bytes, Algorithm a,
+                                    bool keep_messages);
+
 // A halo exchange's messages: sender, receiver and size kind (face, edge, corner), every rank's at once.
 struct HaloMessage {
   int32_t from = 0, to = 0;
@@ -181,8 +199,15 @@ struct PatternTime {
   std::array<Protocol, kRoutes * kSizeKinds> protocol{};
   bool fell_back = false;
   std::string error;
+  // Sized rows (sized_pattern_time): the slowest row, and its messages' protocols in its order.
+  int64_t slowest_row = -1;
+  std::vector<Protocol> row_protocol;
 };
 PatternTime pattern_time(const PatternStats& s, const Choice& c, std::span<const double> inputs,
                          std::span<const double> sizes);
+// The same for rows of messages of their own sizes (Round::sized_rows): the slowest row's messages one after
+// another, each priced with the k of its class from `s`.
+PatternTime sized_pattern_time(const PatternStats& s, const std::vector<SizedRow>& rows, const Choice& c,
+                               std::span<const double> inputs);
 
 }  // namespace gpm::mpi

@@ -109,6 +109,9 @@ Round one_message_round(const Layout& l, double size_factor, double repeat, std:
   return round;
 }
 
+// The k of each class a pattern's messages are priced with (the K-model's k for inter-node and off-leaf ones).
+void fill_k_used(const PatternStats& s, const Choice& c, PatternTime& out);
+
 inline int ceil_log2(int64_t p) {
   int k = 0;
   while ((int64_t(1) << k) < p) ++k;
