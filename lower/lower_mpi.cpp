@@ -307,8 +307,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     return failed;
   }
   if (choice.model == mpi::CommModel::Nccl && (s.name == "halo" || s.name == "send" || s.name == "sendrecv" ||
-                                               s.name == "barrier" || s.name == "gather" || s.name == "scatter" ||
-                                               s.name == "alltoallv")) {
+                                               s.name == "barrier" || s.name == "gather" || s.name == "scatter")) {
     diags_.error(DiagKind::ConflictingAttributes, s.range,
                  fmt::format("the nccl model prices NCCL's collectives (allreduce, allgather, reduce_scatter, bcast, "
                              "reduce, alltoall); `mpi {}` is priced by the fabric model (`model = fabric`) or a fitted "

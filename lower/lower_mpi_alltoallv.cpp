@@ -133,7 +133,12 @@ bool Lowerer::lower_alltoallv(const Stmt& s, const MpiMachineInfo& info, const m
   std::string chosen_by;
   const Attr* named = find_attr(s.attrs, "algorithm");
   const std::string word = named ? word_of(named->word_param, named->value->name) : "auto";
-  if (word != "auto") {
+  // The nccl model's protocol and launch (NCCL's grouped sends and receives); elsewhere they are refused or noted.
+  const bool nccl = choice.model == mpi::CommModel::Nccl;
+  if (!lower_nccl_choice(s, choice.model, word != "auto" ? named : nullptr, word, request)) return false;
+  if (nccl) {
+    request.collective = mpi::Collective::Alltoall;
+  } else if (word != "auto") {
     alg = word == "scattered" ? mpi::Algorithm::Scattered : mpi::Algorithm::Pairwise;
   } else {
     const TypeDecl* lib = nullptr;
@@ -165,7 +170,7 @@ bool Lowerer::lower_alltoallv(const Stmt& s, const MpiMachineInfo& info, const m
   const size_t sizes_at = inputs.size();
   inputs.push_back(b_.constant(block, Dim::byte(), s.range));  // the largest block (the engines read the matrix)
   inputs.push_back(b_.constant(0, Dim::byte(), s.range));      // no segments
-  if (on_fabric) {
+  if (on_fabric) {  // the fabric and nccl models
     request.alltoallv = true;
     request.algorithm = alg;
     request.chosen_by = chosen_by;
@@ -175,7 +180,11 @@ bool Lowerer::lower_alltoallv(const Stmt& s, const MpiMachineInfo& info, const m
     engine = mpi::CommEngine::alltoallv(choice, layout, alg, mpi::alltoallv_rounds(layout, matrix, alg, false));
     engine->set_chosen_by(chosen_by);
   }
-  title = fmt::format("mpi alltoallv ({}, {} ranks)", mpi::algorithm_name(alg), p);
+  const Attr* protocol = find_attr(s.attrs, "protocol");
+  title = !nccl      ? fmt::format("mpi alltoallv ({}, {} ranks)", mpi::algorithm_name(alg), p)
+          : protocol ? fmt::format("mpi alltoallv (nccl {}, {} ranks)",
+                                   word_of(protocol->word_param, protocol->value->name), p)
+                     : fmt::format("mpi alltoallv (nccl, tuner's choice, {} ranks)", p);
   return true;
 }
 

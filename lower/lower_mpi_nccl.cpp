@@ -304,7 +304,11 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
       return std::nullopt;
   }
   if (request.collective == mpi::Collective::Alltoall) {
-    auto rounds = mpi::collective_rounds(layout, mpi::Collective::Alltoall, mpi::Algorithm::Pairwise, true, 1);
+    // An alltoallv's probe is its own blocks' pairwise exchange (each message a flow of its size).
+    setup.alltoallv = request.alltoallv;
+    auto rounds = request.alltoallv
+                      ? mpi::alltoallv_rounds(layout, request.matrix, mpi::Algorithm::Pairwise, true)
+                      : mpi::collective_rounds(layout, mpi::Collective::Alltoall, mpi::Algorithm::Pairwise, true, 1);
     if (!probe(rounds, placement, layout, 0, setup.p2p, request.sizes[0], "alltoall")) return std::nullopt;
   }
   // An algorithm or protocol the library would not run here is an error, not a silent substitute.

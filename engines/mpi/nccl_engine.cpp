@@ -316,7 +316,7 @@ ir::EngineResult NcclEngine::run(std::span<const double> inputs) const {
   }
   r.time_s = with_launch(launch, best->time_s);
   auto& d = r.detail;
-  d["operation"] = collective_name(s_.collective);
+  d["operation"] = s_.alltoallv ? "alltoallv" : collective_name(s_.collective);
   d["comm_model"] = "nccl";
   d["algorithm"] = nccl_algo_name(best->algo);
   d["protocol"] = nccl_proto_name(best->proto);
@@ -370,7 +370,7 @@ double NcclEngine::time(std::span<const double> inputs) const {
 
 std::string NcclEngine::describe() const {
   std::string out = fmt::format("nccl {} over {} ranks on {} node{}; intra-node links: {}{}\n",
-                                collective_name(s_.collective), s_.ranks, s_.nodes, s_.nodes == 1 ? "" : "s",
+                                s_.alltoallv ? "alltoallv" : collective_name(s_.collective), s_.ranks, s_.nodes, s_.nodes == 1 ? "" : "s",
                                 s_.intra == LinkClass::NvLink ? "NVLink" : "PCIe", s_.nvls ? "; NVLS switch" : "");
   if (s_.collnet) out += fmt::format("  the network reduces (CollNet), {} NICs per node\n", s_.nics_per_node);
   if (s_.overlapped_launch) out += "  launches overlapped with the previous operation's run\n";

@@ -77,6 +77,9 @@ class NcclEngine : public ir::Engine {
     bool overlapped_launch = false;
     Probe ring, intra_probe, inter_probe;  // inter_probe: only with more than one node
     Probe p2p;  // all-to-all: the operation's own schedule on the fabric, at the operation's size
+    // An alltoallv (grouped sends and receives of their own sizes, priced as the all-to-all with the p2p probe of
+    // its blocks): the report names it so.
+    bool alltoallv = false;
   };
   explicit NcclEngine(Setup s) : s_(std::move(s)) {}
 
