@@ -371,7 +371,12 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
           waited = kNoValue;
           std::vector<int> now;
           for (const cg::FlowSpec& message : phase.engine->flows()) {
-            ValueId& size = sizes_of.try_emplace({message.size_input, phase.size_factor}, kNoValue).first->second;
+            ValueId size_own = kNoValue;  // an alltoallv's message: its own size
+            if (phase.sizes)
+              size_own = b_.constant((*phase.sizes)[size_t(message.size_input)], Dim::byte(), s.range);
+            ValueId& size = phase.sizes ? size_own
+                                        : sizes_of.try_emplace({message.size_input, phase.size_factor}, kNoValue)
+                                              .first->second;
             if (size == kNoValue) {
               size = call.inputs[size_t(e->size_input(message.size_input))];
               if (phase.size_factor != 1)

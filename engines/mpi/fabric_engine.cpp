@@ -550,10 +550,6 @@ std::vector<FabricCommEngine::PhaseView> FabricCommEngine::unrolled(int64_t max_
   }
   int64_t flows = 0;
   for (const Step& step : steps_) {
-    if (!step.sizes.empty()) {
-      why = fmt::format("its step `{}` sends messages of their own sizes (an alltoallv)", step.what);
-      return out;
-    }
     if (step.pipeline_hops > 0) {
       why = fmt::format("its step `{}` is pipelined (its segment count is chosen when it is evaluated)", step.what);
       return out;
@@ -578,6 +574,7 @@ std::vector<FabricCommEngine::PhaseView> FabricCommEngine::unrolled(int64_t max_
         v.step = repeats > 1 ? fmt::format("{} ({}/{})", step.what, r + 1, repeats) : step.what;
         if (!phase.what.empty()) v.step += fmt::format(", {}", phase.what);
         v.size_factor = step.size_factor;
+        if (!step.sizes.empty()) v.sizes = &step.sizes;
         v.first_of_step = j == 0;
         v.route_links = &phase.route_links;
         v.route_begin = &phase.route_begin;

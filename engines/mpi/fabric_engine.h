@@ -90,6 +90,7 @@ class FabricCommEngine : public ir::Engine {
     const engines::congestion::CongestionEngine* engine = nullptr;  // its flows (src, dst, size_input), routed
     std::string step;            // the step's name, with "(r/n)" when it repeats
     double size_factor = 1;      // a flow's size: the size input its size_input names, times this
+    const std::vector<double>* sizes = nullptr;  // an alltoallv's step: a flow's size is sizes[size_input] instead
     bool first_of_step = false;  // the messages' software overhead comes before it
     const std::vector<int>* route_links = nullptr;  // its distinct routes (indices of link_inputs()), route r at
     const std::vector<int>* route_begin = nullptr;  // [route_begin[r], route_begin[r + 1]) of route_links
