@@ -87,6 +87,8 @@ Type Sema::check_name(Expr& e, const Scope& scope) {
       for (const auto& [name, decl] : program_.globals)
         if (decl->kind == DeclKind::Param || decl->kind == DeclKind::Let) visible.push_back(name);
       hint = did_you_mean(e.name, visible);
+      if (hint.empty() && (e.name == "src" || e.name == "dst"))
+        hint = "; `src` and `dst` are bound only in the `bytes` of an `mpi alltoallv`";
     }
     diags_.error(DiagKind::UnknownIdentifier, e.range, fmt::format("unknown name `{}`{}", e.name, hint));
     return Type::error();
