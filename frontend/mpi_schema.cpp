@@ -115,6 +115,7 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
         {K::Keyword, "model", {}, kModels, "the point-to-point model (default: the machine's)"},
         {K::Keyword, "transport", {}, kTransports, "where the buffers live (default: host)"}}},
       {"send", point_to_point()},       // `from` sends to `to`
+      {"recv", point_to_point()},       // `to` receives from `from`: the same messages, written at their receiver
       {"sendrecv", point_to_point()},   // and `to` to `from` at the same time
       {"allreduce", collective("auto|recursive_doubling|ring|rabenseifner|binomial_tree|hierarchical|double_binary_tree|"
                                "in_network|tree|nvls|nvls_tree|collnet_direct|collnet_chain",

@@ -20,7 +20,7 @@ struct MpiAttrSpec {
 };
 
 // The section of a machine ("section"), its network ("network"), its cluster ("cluster") or an operation: halo,
-// send, sendrecv, allreduce, reduce, bcast, allgather, alltoall, alltoallv, reduce_scatter, barrier, gather, scatter.
+// send, recv, sendrecv, allreduce, reduce, bcast, allgather, alltoall, alltoallv, reduce_scatter, barrier, gather, scatter.
 // Null for an unknown operation.
 const std::vector<MpiAttrSpec>* mpi_schema(std::string_view owner);
 const MpiAttrSpec* find_mpi_attr(std::string_view owner, std::string_view name);

@@ -306,7 +306,8 @@ Task Lowerer::lower_mpi(const Stmt& s) {
                              s.name, m_.machine_name));
     return failed;
   }
-  if (choice.model == mpi::CommModel::Nccl && (s.name == "halo" || s.name == "send" || s.name == "sendrecv" ||
+  if (choice.model == mpi::CommModel::Nccl && (s.name == "halo" || s.name == "send" || s.name == "recv" ||
+                                               s.name == "sendrecv" ||
                                                s.name == "barrier" || s.name == "gather" || s.name == "scatter")) {
     diags_.error(DiagKind::ConflictingAttributes, s.range,
                  fmt::format("the nccl model prices NCCL's collectives (allreduce, allgather, reduce_scatter, bcast, "
@@ -446,8 +447,9 @@ Task Lowerer::lower_mpi(const Stmt& s) {
                                          grid.neighbours)
                            : fmt::format("mpi halo ({} x {} x {} ranks, {} neighbours)", grid.extent[0], grid.extent[1],
                                          grid.extent[2], grid.neighbours);
-  } else if (s.name == "send" || s.name == "sendrecv") {
-    // OSU-style point-to-point: `window` messages of `bytes` from `from` to `to` (and back, for sendrecv).
+  } else if (s.name == "send" || s.name == "recv" || s.name == "sendrecv") {
+    // OSU-style point-to-point: `window` messages of `bytes` from `from` to `to` (and back, for sendrecv); a `recv`
+    // is the same messages written at their receiver.
     auto from = count("from", 0, *ranks - 1, 0), to = count("to", 0, *ranks - 1, std::min<int64_t>(1, *ranks - 1));
     auto window = count("window", 1, 1 << 20, 1);
     if (!from || !to || !window) return failed;
@@ -473,8 +475,10 @@ Task Lowerer::lower_mpi(const Stmt& s) {
       engine = mpi::CommEngine::point_to_point(choice, layout, s.name,
                                                mpi::p2p_rounds(layout, *from, *to, both, *window));
     }
-    title = fmt::format("mpi {} (rank {} {} {}{}, {} ranks)", s.name, *from, both ? "<->" : "->", *to,
-                        *window > 1 ? fmt::format(", window {}", *window) : "", *ranks);
+    title = s.name == "recv" ? fmt::format("mpi recv (rank {} <- {}{}, {} ranks)", *to, *from,
+                                           *window > 1 ? fmt::format(", window {}", *window) : "", *ranks)
+                             : fmt::format("mpi {} (rank {} {} {}{}, {} ranks)", s.name, *from, both ? "<->" : "->",
+                                           *to, *window > 1 ? fmt::format(", window {}", *window) : "", *ranks);
   } else if (s.name == "alltoallv") {
     if (!lower_alltoallv(s, info, choice, layout, on_fabric, inputs, request, engine, title, library_note))
       return failed;
