@@ -23,6 +23,7 @@ std::vector<Round> alltoallv_rounds(const Layout& l, std::span<const double> byt
     // every k taken from the whole pattern.
     Accumulator acc(l);
     std::set<SizedRow> rows;
+    int64_t most = 0;  // the most messages one rank sends: the exchange's steps
     for (int64_t r = 0; r < p; ++r) {
       PatternStats::Signature sig{};
       std::map<std::pair<int, double>, int64_t> mine;
@@ -35,6 +36,9 @@ std::vector<Round> alltoallv_rounds(const Layout& l, std::span<const double> byt
         mine[{route, b}] += 1;
       }
       acc.add(r, sig);
+      int64_t sent = 0;
+      for (const auto& [key, n] : mine) sent += n;
+      most = std::max(most, sent);
       SizedRow row;
       for (const auto& [key, n] : mine) row.emplace_back(key.first, key.second, n);
       rows.insert(std::move(row));
@@ -42,7 +46,7 @@ std::vector<Round> alltoallv_rounds(const Layout& l, std::span<const double> byt
     Round round;
     round.stats = acc.finish();
     round.what = "pairwise exchange";
-    round.steps_each = double(p - 1);
+    round.steps_each = double(most);
     round.sized_rows.assign(rows.begin(), rows.end());
     out.push_back(std::move(round));
     return out;

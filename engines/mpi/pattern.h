@@ -178,7 +178,7 @@ std::vector<Round> p2p_rounds(const Layout& layout, int64_t from, int64_t to, bo
 // fabric model) the pairwise exchange's p - 1 steps (step i: rank r sends to r + i mod p) or the scattered
 // batches of kAlltoallThrottle shifts in flight together, each message with its bytes (Round::message_bytes);
 // steps that send nothing are left out. Without (the fitted models, as their all-to-all): one round in which each
-// rank sends its messages one after another (Round::sized_rows).
+// rank sends its messages one after another (Round::sized_rows), as many steps as the busiest rank sends messages.
 std::vector<Round> alltoallv_rounds(const Layout& layout, std::span<const double> bytes, Algorithm a,
                                     bool keep_messages);
 

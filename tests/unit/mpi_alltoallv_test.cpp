@@ -71,7 +71,9 @@ TEST_CASE("alltoallv: a rank's messages one after another, the slowest rank's ti
   c.model = CommModel::Postal;
   // Rank 2 sends 1 MB to rank 3 and 1 KB to the others; every other rank sends 1 KB, and nothing to rank 0.
   auto m = matrix(4, [](int64_t i, int64_t j) { return j == 0 ? 0.0 : i == 2 && j == 3 ? 1e6 : 1e3; });
-  auto v = CommEngine::alltoallv(c, l, Algorithm::Pairwise, alltoallv_rounds(l, m, Algorithm::Pairwise, false));
+  auto rounds = alltoallv_rounds(l, m, Algorithm::Pairwise, false);
+  CHECK(rounds[0].steps_each == 3);  // rank 0 sends three messages, every other rank two
+  auto v = CommEngine::alltoallv(c, l, Algorithm::Pairwise, rounds);
   const double a = 2.18e-6, b = 5.37e-11;
   CHECK(near(v->time(in), (a + b * 1e6) + (a + b * 1e3)));
   auto r = v->run(in);
