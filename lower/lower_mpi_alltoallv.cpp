@@ -49,9 +49,29 @@ std::vector<double> Lowerer::alltoallv_bytes(const Stmt& s, int64_t ranks) {
     depends[i - mark] = d;
     if (d && ValueId(i) != src && ValueId(i) != dst) order.push_back(i);
   }
+  // Those instructions compiled once: each operand a slot of `value` (an instruction that depends on the pair) or a
+  // constant (the eager value of one that does not).
+  struct Step {
+    ir::Opcode op;
+    int32_t slot;
+    int32_t from[3];  // a slot, or -1: the constant imm[n]
+    double imm[3];
+  };
+  std::vector<Step> program;
+  for (size_t k : order) {
+    const Instr& in = m_.instrs[k];
+    Step st{in.op, int32_t(k - mark), {-1, -1, -1}, {0, 0, 0}};
+    const ValueId operands[3] = {in.a, in.b, in.c};
+    for (int n = 0; n < 3; ++n) {
+      const ValueId x = operands[n];
+      if (x >= ValueId(mark) && depends[size_t(x) - mark]) st.from[n] = int32_t(size_t(x) - mark);
+      else if (x >= 0) st.imm[n] = eager_[size_t(x)];
+    }
+    program.push_back(st);
+  }
   std::vector<double> bytes(size_t(ranks * ranks), 0);
   std::vector<double> value(end - mark, 0);
-  std::vector<int32_t> fault(end - mark, -1);  // the instruction whose fault poisons this one, or -1
+  std::vector<int32_t> fault(end - mark, -1);  // the slot whose fault poisons this one, or -1
   std::vector<ir::Fault> fault_kind(end - mark, ir::Fault::None);
   bool ok = true;
   const bool pair_free = !(root >= ValueId(mark) && depends[size_t(root) - mark]);
@@ -66,36 +86,35 @@ std::vector<double> Lowerer::alltoallv_bytes(const Stmt& s, int64_t ranks) {
       } else {
         value[size_t(src) - mark] = double(i);
         value[size_t(dst) - mark] = double(j);
-        auto get = [&](ValueId x) {
-          if (x < 0) return 0.0;
-          return x >= ValueId(mark) && depends[size_t(x) - mark] ? value[size_t(x) - mark] : eager_[size_t(x)];
-        };
-        auto poison = [&](ValueId x) {
-          return x >= ValueId(mark) && depends[size_t(x) - mark] ? fault[size_t(x) - mark] : int32_t(-1);
-        };
-        for (size_t k : order) {
-          const Instr& in = m_.instrs[k];
-          const double x = get(in.a), y = get(in.b), z = get(in.c);
-          const double r = ir::apply(in.op, x, y, z);
-          value[k - mark] = r;
+        for (const Step& st : program) {
+          double in[3];
+          int32_t poison[3];
+          for (int n = 0; n < 3; ++n) {
+            in[n] = st.from[n] >= 0 ? value[size_t(st.from[n])] : st.imm[n];
+            poison[n] = st.from[n] >= 0 ? fault[size_t(st.from[n])] : -1;
+          }
+          const double r = ir::apply(st.op, in[0], in[1], in[2]);
+          value[size_t(st.slot)] = r;
           // A fault poisons what uses it; a select passes on only its condition's and its chosen branch's.
-          int32_t p = in.op == ir::Opcode::Select ? (poison(in.a) >= 0 ? poison(in.a) : poison(x != 0 ? in.b : in.c))
-                                                  : std::max({poison(in.a), poison(in.b), poison(in.c)});
-          ir::Fault f = p >= 0 ? fault_kind[size_t(p) - mark] : ir::fault_of(in.op, x, y, r);
-          if (p < 0 && f != ir::Fault::None) p = int32_t(k);
-          fault[k - mark] = p;
-          fault_kind[k - mark] = f;
+          int32_t p = st.op == ir::Opcode::Select ? (poison[0] >= 0 ? poison[0] : poison[in[0] != 0 ? 1 : 2])
+                                                  : std::max({poison[0], poison[1], poison[2]});
+          ir::Fault f = p >= 0 ? fault_kind[size_t(p)] : ir::fault_of(st.op, in[0], in[1], r);
+          if (p < 0 && f != ir::Fault::None) p = st.slot;
+          fault[size_t(st.slot)] = p;
+          fault_kind[size_t(st.slot)] = f;
         }
         v = value[size_t(root) - mark];
-        poisoned = fault[size_t(root) - mark];
-        if (poisoned >= 0) kind = fault_kind[size_t(root) - mark];
+        if (fault[size_t(root) - mark] >= 0) {
+          poisoned = int32_t(mark) + fault[size_t(root) - mark];
+          kind = fault_kind[size_t(root) - mark];
+        }
       }
-      const std::string pair = fmt::format("for the pair `src` = {}, `dst` = {}", i, j);
+      auto pair = [&] { return fmt::format("for the pair `src` = {}, `dst` = {}", i, j); };
       if (poisoned >= 0) {
         const Instr& at = m_.instrs[size_t(poisoned)];
         diags_.error(kind == ir::Fault::DivisionByZero ? DiagKind::DivisionByZero : DiagKind::DomainError,
                      at.range.valid() ? at.range : a->value->range,
-                     fmt::format("`bytes` of `mpi alltoallv` {}: {}", pair,
+                     fmt::format("`bytes` of `mpi alltoallv` {}: {}", pair(),
                                  kind == ir::Fault::DivisionByZero ? "a division by zero"
                                  : at.op == ir::Opcode::Sqrt       ? "a square root of a negative number"
                                  : at.op == ir::Opcode::Log2       ? "a logarithm of zero or a negative number"
@@ -103,11 +122,11 @@ std::vector<double> Lowerer::alltoallv_bytes(const Stmt& s, int64_t ranks) {
         ok = false;
       } else if (!std::isfinite(v) || v < 0) {
         diags_.error(DiagKind::NegativeValue, a->value->range,
-                     fmt::format("`bytes` of `mpi alltoallv` is {} B {}; a block has zero bytes or more", v, pair));
+                     fmt::format("`bytes` of `mpi alltoallv` is {} B {}; a block has zero bytes or more", v, pair()));
         ok = false;
       } else if (v != std::floor(v)) {
         diags_.error(DiagKind::NotAnInteger, a->value->range,
-                     fmt::format("`bytes` of `mpi alltoallv` is {} B {}; a block is a whole number of bytes", v, pair));
+                     fmt::format("`bytes` of `mpi alltoallv` is {} B {}; a block is a whole number of bytes", v, pair()));
         ok = false;
       }
       bytes[size_t(i * ranks + j)] = v;
