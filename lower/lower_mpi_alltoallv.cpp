@@ -8,7 +8,6 @@
 #include <cmath>
 
 #include "engines/mpi/mpi_engine.h"
-
 #include "ir/semantics.h"
 #include "lower/lower.h"
 #include "lower/lower_mpi.h"
@@ -120,7 +119,11 @@ std::vector<double> Lowerer::alltoallv_bytes(const Stmt& s, int64_t ranks) {
                                  : at.op == ir::Opcode::Log2       ? "a logarithm of zero or a negative number"
                                                                    : "a result with no finite value"));
         ok = false;
-      } else if (!std::isfinite(v) || v < 0) {
+      } else if (!std::isfinite(v)) {
+        diags_.error(DiagKind::DomainError, a->value->range,
+                     fmt::format("`bytes` of `mpi alltoallv` is {} {}; a block is a finite number of bytes", v, pair()));
+        ok = false;
+      } else if (v < 0) {
         diags_.error(DiagKind::NegativeValue, a->value->range,
                      fmt::format("`bytes` of `mpi alltoallv` is {} B {}; a block has zero bytes or more", v, pair()));
         ok = false;
