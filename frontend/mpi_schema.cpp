@@ -118,14 +118,16 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
       {"recv", point_to_point()},       // `to` receives from `from`: the same messages, written at their receiver
       {"sendrecv", point_to_point()},   // and `to` to `from` at the same time
       {"allreduce", collective("auto|recursive_doubling|ring|rabenseifner|binomial_tree|hierarchical|double_binary_tree|"
-                               "in_network|tree|nvls|nvls_tree|collnet_direct|collnet_chain",
+                               "in_network|linear|tree|nvls|nvls_tree|collnet_direct|collnet_chain",
                                true, true)},
-      {"reduce", collective("auto|binomial_tree|rabenseifner|pipeline|double_binary_tree|ring", true, true)},
+      {"reduce", collective("auto|binomial_tree|rabenseifner|pipeline|double_binary_tree|linear|chain|binary_tree|"
+                            "in_order_binary_tree|ring",
+                            true, true)},
       {"bcast", collective("auto|binomial_tree|scatter_allgather|scatter_doubling_allgather|pipeline|double_binary_tree|"
-                           "ring",
+                           "linear|chain|binary_tree|split_binary_tree|knomial|ring",
                            true, true)},
-      {"allgather", collective("auto|ring|recursive_doubling|bruck|nvls", true)},
-      {"alltoall", collective("auto|pairwise|bruck|scattered", true)},
+      {"allgather", collective("auto|ring|recursive_doubling|bruck|neighbor_exchange|nvls", true)},
+      {"alltoall", collective("auto|pairwise|bruck|scattered|linear", true)},
       {"alltoallv",
        {{K::Quantity, "ranks", kCount, "", "ranks taking part (default: one node's ranks)"},
         {K::Quantity, "bytes", kBytes, "",
@@ -139,10 +141,10 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
          "nccl model: GPUs one host thread launches the operation on, in one group (default 1)"},
         {K::Keyword, "launch", {}, "serial|overlapped",
          "nccl model: serial (default) or overlapped with the previous operation's run"}}},
-      {"reduce_scatter", collective("auto|ring|recursive_halving|pairwise|nvls", true)},
-      {"barrier", collective("auto|dissemination", false)},
-      {"gather", collective("auto|binomial_tree", true)},
-      {"scatter", collective("auto|binomial_tree", true)},
+      {"reduce_scatter", collective("auto|ring|recursive_halving|pairwise|butterfly|nvls", true)},
+      {"barrier", collective("auto|dissemination|recursive_doubling|binomial_tree|linear", false)},
+      {"gather", collective("auto|binomial_tree|linear|linear_sync", true)},
+      {"scatter", collective("auto|binomial_tree|linear", true)},
   };
   return table;
 }
@@ -151,7 +153,7 @@ const std::vector<MpiAttrSpec>& settings() {
   static const std::vector<MpiAttrSpec> table = {
       {K::Keyword, "comm_model", {}, kModels, "the point-to-point model of every MPI operation"},
       {K::Keyword, "transport", {}, kTransports, "the transport of every MPI operation"},
-      {K::Keyword, "mpi_library", {}, "none|mpich",
+      {K::Keyword, "mpi_library", {}, "none|mpich|openmpi",
        "the MPI library whose choice of algorithm collectives follow (none: the models' defaults)"},
   };
   return table;

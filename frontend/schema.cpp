@@ -78,10 +78,19 @@ std::vector<AttrSpec> mpi_library_schema() {
       {"reduce_intranode_large", kBytes, "node-aware reduce: sizes above this use reduce_intranode_k_large"}};
 }
 
+// Open MPI's collective selection (`type openmpi : openmpi_library { ... }`, stdlib/mpi.gpm): the parameters its
+// fixed decisions run the algorithms with (engines/mpi/library_choice.h lists them in its order).
+std::vector<AttrSpec> openmpi_library_schema() {
+  return {{"bcast_knomial_radix", kCount, "bcast: children per step of a rank of the k-nomial tree"},
+          {"bcast_chains", kCount, "bcast: chains of the chain algorithm"},
+          {"reduce_chains", kCount, "reduce: chains of the chain algorithm"}};
+}
+
 const std::map<std::string, std::vector<AttrSpec>, std::less<>>& schemas() {
   static const std::map<std::string, std::vector<AttrSpec>, std::less<>> table = {
       {"library", library_schema()},
       {"mpi_library", mpi_library_schema()},
+      {"openmpi_library", openmpi_library_schema()},
       {"machine", {{"nodes", kCount, "number of nodes"}}},
       {"cpu",
        {{"cores", kCount, "cores per CPU"},

@@ -256,11 +256,12 @@ void Sema::check_attrs(const std::vector<Attr>& attrs, const std::string& owner,
 }
 
 void Sema::check_type_decl(const TypeDecl& type) {
-  const bool library = type.component_kind == "library" || type.component_kind == "mpi_library";
+  const bool library = type.component_kind == "library" || type.component_kind == "mpi_library" ||
+                       type.component_kind == "openmpi_library";
   if (!is_component_kind(type.component_kind) && type.component_kind != "link" && !library) {
     diags_.error(DiagKind::UnknownComponentKind, type.kind_range,
-                 fmt::format("unknown component kind `{}` (cpu, gpu, memory, switch, root, nic, link, library or "
-                             "mpi_library)",
+                 fmt::format("unknown component kind `{}` (cpu, gpu, memory, switch, root, nic, link, library, "
+                             "mpi_library or openmpi_library)",
                              type.component_kind));
     return;
   }

@@ -63,17 +63,21 @@ void Sema::check_mpi_attrs(std::vector<Attr>& attrs, const std::string& owner, c
       case MpiAttrSpec::Kind::Keyword: {
         if (attr.name == "library" || attr.name == "mpi_library") {  // a `library` (`mpi_library`) type's name
           const std::string& kind = attr.name;
+          // An MPI library is MPICH-like (`mpi_library`: its thresholds) or Open MPI (`openmpi_library`).
+          auto fits = [&](const Decl* d) {
+            if (!d || d->kind != DeclKind::Type) return false;
+            const std::string& k = static_cast<const TypeDecl*>(d)->component_kind;
+            return k == kind || (kind == "mpi_library" && k == "openmpi_library");
+          };
           const Decl* named = value.kind == ExprKind::Name && !value.parenthesized ? lookup(value.name, scope) : nullptr;
-          bool ok = named && named->kind == DeclKind::Type &&
-                    static_cast<const TypeDecl*>(named)->component_kind == kind;
+          bool ok = fits(named);
           if (!ok) {
             std::vector<std::string> libraries;
             for (const auto& [name, decl] : program_.globals)
-              if (decl->kind == DeclKind::Type && static_cast<const TypeDecl*>(decl)->component_kind == kind)
-                libraries.push_back(name);
+              if (fits(decl)) libraries.push_back(name);
             diags_.error(DiagKind::UnknownType, value.range,
                          fmt::format("`{}` names {} `{}` type (one of {}){}", kind, kind == "library" ? "a" : "an",
-                                     kind, join(libraries),
+                                     kind == "library" ? kind : "mpi_library` or `openmpi_library", join(libraries),
                                      value.kind == ExprKind::Name ? did_you_mean(value.name, libraries) : ""));
           }
           break;

@@ -30,7 +30,7 @@ mpi::Transport transport_of(const std::string& word) {
 
 // The words of algorithm_name and collective_name, back to their values.
 mpi::Algorithm algorithm_of(const std::string& word) {
-  for (int a = 0; a <= int(mpi::Algorithm::InNetwork); ++a)
+  for (int a = 0; a <= int(mpi::Algorithm::NonOverlapping); ++a)
     if (word == mpi::algorithm_name(mpi::Algorithm(a))) return mpi::Algorithm(a);
   return mpi::Algorithm::Dissemination;
 }
@@ -533,6 +533,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
       check_rank_buffer(s, inputs[sizes_at], "its buffer of `bytes`");
     // Where the operation names no algorithm, an MPI library the run names chooses it, as the library would.
     mpi::NodeAware node_aware;
+    mpi::Variant variant;
     std::string chosen, chosen_by;
     if (!alg_attr && choice.model != mpi::CommModel::Nccl) {
       mpi::LibraryChoice lc;
@@ -542,6 +543,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
       if (decided > 0) {
         alg = lc.algorithm;
         node_aware = lc.node_aware;
+        variant = lc.variant;
         chosen = fmt::format("{}'s choice ({})", library, lc.why);
         chosen_by = library;
         m_.library_choices = true;
@@ -605,13 +607,14 @@ Task Lowerer::lower_mpi(const Stmt& s) {
       request.collective = c;
       request.algorithm = alg;
       request.node_aware = node_aware;
+      request.variant = variant;
       request.chosen_by = chosen_by;
       request.sizes.assign(inputs.begin() + std::ptrdiff_t(sizes_at), inputs.end());
     } else {
-      engine = mpi::CommEngine::collective(choice, layout, c, alg, node_aware);
+      engine = mpi::CommEngine::collective(choice, layout, c, alg, node_aware, variant);
       engine->set_chosen_by(chosen_by);
     }
-    std::string alg_title = mpi::algorithm_title(alg, node_aware.on && mpi::has_node_aware(c));
+    std::string alg_title = mpi::algorithm_title(alg, node_aware.on && mpi::has_node_aware(c), variant, c);
     library_note = chosen;
     if (choice.model == mpi::CommModel::Nccl)
       alg_title = request.nccl_algorithm >= 0 || request.nccl_protocol >= 0

@@ -58,6 +58,7 @@ struct MpiFabricRequest {
   int64_t from = 0, to = 1, window = 1;
   int64_t channels = 1;  // a ring's channels (collective_rounds)
   mpi::NodeAware node_aware;  // an MPI library's node-aware composition (collective_rounds)
+  mpi::Variant variant;       // the algorithm's chains, radix or parts (collective_rounds)
   std::string chosen_by;      // the MPI library that chose the algorithm, or empty
   int nccl_algorithm = -1, nccl_protocol = -1;  // the nccl model: the operation's choice (mpi::NcclAlgo, NcclProto)
   int64_t gpus_per_thread = 1;                   // the nccl model: GPUs one host thread launches the operation on

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engines/mpi/library_choice.h"
 #include "engines/mpi/mpi_engine.h"
 #include "ir/semantics.h"
 #include "lower/lower.h"
@@ -165,7 +166,14 @@ bool Lowerer::lower_alltoallv(const Stmt& s, const MpiMachineInfo& info, const m
   } else {
     const TypeDecl* lib = nullptr;
     if (mpi_library_of(info, lib) < 0) return false;
-    if (lib) {
+    if (lib && lib->component_kind == "openmpi_library") {
+      // Open MPI's tuned component decides an alltoallv by the rank count alone (coll_tuned_decision_fixed.c).
+      std::string why;
+      alg = mpi::openmpi_alltoallv_choice(layout.ranks, why);
+      chosen_by = lib->name;
+      library_note = fmt::format("{}'s choice ({})", lib->name, why);
+      m_.library_choices = true;
+    } else if (lib) {
       // MPICH runs MPIR_Alltoallv_intra_scattered for every alltoallv whose send buffer is not MPI_IN_PLACE
       // (maint/tuning/coll/mpir/generic.json), whatever the sizes.
       alg = mpi::Algorithm::Scattered;

@@ -34,6 +34,9 @@ std::string fabric_engine_key(const MpiFabricRequest& r, const mpi::FabricPlacem
                                 l.ranks_per_socket, l.nodes, l.sockets_per_node, l.nodes_per_leaf, r.node_aware.on,
                                 r.node_aware.bcast_k, r.node_aware.reduce_k);
   key += r.chosen_by + '|';
+  const mpi::Variant& v = r.variant;
+  key += fmt::format("{}|{}|{}|{}|{}|{}|{}|", v.bcast_chains, v.reduce_chains, v.radix, int(v.reduce_part),
+                     int(v.bcast_part), v.reduce_part_chains, v.bcast_part_chains);
   auto append = [&key](const auto& v) {
     key += std::to_string(v.size()) + ':';
     key.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(v[0]));
@@ -165,7 +168,8 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
                  : request.alltoallv         ? mpi::algorithm_name(request.algorithm)
                                              : mpi::algorithm_title(request.algorithm,
                                                                     request.node_aware.on &&
-                                                                        mpi::has_node_aware(request.collective));
+                                                                        mpi::has_node_aware(request.collective),
+                                                                    request.variant, request.collective);
   op.transport = request.transport;
   op.chosen_by = request.chosen_by;
   op.ranks = layout.ranks;
@@ -204,7 +208,7 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
     rounds.push_back(std::move(*round));
   } else {
     rounds = mpi::collective_rounds(layout, request.collective, request.algorithm, true, request.channels,
-                                    request.node_aware);
+                                    request.node_aware, request.variant);
     for (const auto& r : rounds) messages += r.messages.size();
   }
   // Every message is a flow (three with staging): refuse what would not fit in memory before building them.

@@ -21,11 +21,14 @@ int Lowerer::mpi_library_of(const MpiMachineInfo& info, const TypeDecl*& lib) {
     if (it->second != "none") {
       auto found = program_.globals.find(it->second);
       if (found != program_.globals.end() && found->second->kind == DeclKind::Type &&
-          static_cast<const TypeDecl*>(found->second)->component_kind == "mpi_library")
+          (static_cast<const TypeDecl*>(found->second)->component_kind == "mpi_library" ||
+           static_cast<const TypeDecl*>(found->second)->component_kind == "openmpi_library"))
         lib = static_cast<const TypeDecl*>(found->second);
       if (!lib) {
         diags_.error(DiagKind::UnknownType, {},
-                     fmt::format("--set mpi_library={}: no `mpi_library` type of that name is loaded", it->second));
+                     fmt::format("--set mpi_library={}: no `mpi_library` or `openmpi_library` type of that name is "
+                                 "loaded",
+                                 it->second));
         return -1;
       }
     }
@@ -39,28 +42,36 @@ int Lowerer::lower_library_choice(const Stmt& s, const MpiMachineInfo& info, mpi
   const TypeDecl* lib = nullptr;
   if (int found = mpi_library_of(info, lib); found <= 0) return found;
   library = lib->name;
+  const bool openmpi = lib->component_kind == "openmpi_library";
   // The library's thresholds, in the order the choice reads them (sema requires every one; a guard for hand-built
   // programs). They decide the shape of the operation, so each is a constant of the model.
   std::vector<double> values;
-  for (const auto& name : mpi::mpi_library_attributes()) {
+  for (const auto& name : openmpi ? mpi::openmpi_library_attributes() : mpi::mpi_library_attributes()) {
     const Attr* a = nullptr;
     for (const auto& attr : lib->attrs)
       if (attr.name == name) a = &attr;
     if (!a) {
       diags_.error(DiagKind::MissingAttribute, lib->name_range,
-                   fmt::format("mpi_library `{}` lacks `{}`", lib->name, name));
+                   fmt::format("{} `{}` lacks `{}`", lib->component_kind, lib->name, name));
       return -1;
     }
     double v = eager_value(lower_expr(*a->value));
-    // A tree's children per rank is a whole number from 1 (1: a chain); the other thresholds are sizes or counts.
-    const bool children = name.find("_k") != std::string::npos;
-    if (!std::isfinite(v) || v < (children ? 1 : 0) || (children && v != std::floor(v))) {
+    // A tree's children per rank is a whole number from 1 (1: a chain), a chain count too, a k-nomial radix from 2;
+    // the other thresholds are sizes or counts.
+    const bool children = name.find("_k") != std::string::npos || name.find("chains") != std::string::npos;
+    const bool radix = name.find("radix") != std::string::npos;
+    const double least = radix ? 2 : children ? 1 : 0;
+    if (!std::isfinite(v) || v < least || ((children || radix) && (v != std::floor(v) || v > 1e6))) {
       diags_.error(DiagKind::InvalidAttributeValue, a->value->range,
-                   children ? fmt::format("`{}` of mpi_library `{}` is {:g}; a tree's children per rank is a whole "
-                                          "number of at least 1",
-                                          name, lib->name, v)
-                            : fmt::format("`{}` of mpi_library `{}` is {:g}; it must be a finite value of at least zero",
-                                          name, lib->name, v));
+                   radix      ? fmt::format("`{}` of {} `{}` is {:g}; a k-nomial tree's radix is a whole number from "
+                                            "2 to 1e6",
+                                            name, lib->component_kind, lib->name, v)
+                   : children ? fmt::format("`{}` of {} `{}` is {:g}; {} is a whole number from 1 to 1e6", name,
+                                            lib->component_kind, lib->name, v,
+                                            name.find("chains") != std::string::npos ? "a count of chains"
+                                                                                     : "a tree's children per rank")
+                              : fmt::format("`{}` of {} `{}` is {:g}; it must be a finite value of at least zero", name,
+                                            lib->component_kind, lib->name, v));
       return -1;
     }
     values.push_back(v);
@@ -78,6 +89,14 @@ int Lowerer::lower_library_choice(const Stmt& s, const MpiMachineInfo& info, mpi
     }
   }
   if (!std::isfinite(n) || n < 0) return -1;  // the operation's checks report it
+  if (openmpi) {
+    // Open MPI decides by bytes alone (its total_dsize), whatever the element size.
+    out = mpi::openmpi_choice(values, c, layout, n);
+    if (!out.substitute.empty())
+      diags_.warning(DiagKind::ModelSubstituted, s.range, fmt::format("`mpi {}` of {:g} B over {} ranks: {}", s.name, n,
+                                                                      layout.ranks, out.substitute));
+    return 1;
+  }
   out = mpi::mpich_choice(values, c, layout, n, element);
   if (out.counted && !element_attr)
     diags_.warning(DiagKind::AssumedValue, s.range,

@@ -52,8 +52,11 @@ std::vector<Round> alltoallv_rounds(const Layout& l, std::span<const double> byt
     return out;
   }
   // MPICH's MPIR_Alltoallv_intra_scattered posts the sends to r + i (and the receives from r - i) for a batch of
-  // MPIR_CVAR_ALLTOALL_THROTTLE shifts at once, skipping empty blocks; the pairwise exchange takes one shift a step.
-  const int64_t batch = a == Algorithm::Scattered ? kAlltoallThrottle : 1;
+  // MPIR_CVAR_ALLTOALL_THROTTLE shifts at once, skipping empty blocks; Open MPI's basic linear alltoallv posts
+  // every one at once; the pairwise exchange takes one shift a step.
+  const int64_t batch = a == Algorithm::Scattered ? kAlltoallThrottle
+                        : a == Algorithm::Linear  ? std::max<int64_t>(1, p - 1)
+                                                  : 1;
   for (int64_t first = 1; first < p; first += batch) {
     const int64_t last = std::min(p - 1, first + batch - 1);
     Round round;
@@ -76,8 +79,10 @@ std::vector<Round> alltoallv_rounds(const Layout& l, std::span<const double> byt
       acc.add(r, sig);
     }
     round.stats = acc.finish();
-    round.what = batch == 1 ? fmt::format("pairwise step {}", first)
-                            : fmt::format("scattered batch {} (shifts {} to {})", (first - 1) / batch + 1, first, last);
+    round.what = batch == 1                ? fmt::format("pairwise step {}", first)
+                 : a == Algorithm::Linear ? std::string("linear: every rank's messages at once")
+                                          : fmt::format("scattered batch {} (shifts {} to {})", (first - 1) / batch + 1,
+                                                        first, last);
     round.steps_each = double(last - first + 1);
     out.push_back(std::move(round));
   }

@@ -42,12 +42,22 @@ const char* algorithm_name(Algorithm a) {
     case Algorithm::Hierarchical: return "hierarchical";
     case Algorithm::DoubleBinaryTree: return "double_binary_tree";
     case Algorithm::InNetwork: return "in_network";
+    case Algorithm::Linear: return "linear";
+    case Algorithm::LinearSync: return "linear_sync";
+    case Algorithm::Chain: return "chain";
+    case Algorithm::BinaryTree: return "binary_tree";
+    case Algorithm::InOrderBinaryTree: return "in_order_binary_tree";
+    case Algorithm::SplitBinaryTree: return "split_binary_tree";
+    case Algorithm::Knomial: return "knomial";
+    case Algorithm::NeighborExchange: return "neighbor_exchange";
+    case Algorithm::Butterfly: return "butterfly";
+    case Algorithm::NonOverlapping: return "nonoverlapping";
     default: return "dissemination";
   }
 }
 
-std::string algorithm_title(Algorithm a, bool node_aware) {
-  return node_aware ? fmt::format("node-aware {}", algorithm_name(a)) : std::string(algorithm_name(a));
+std::string algorithm_title(Algorithm a, bool node_aware, const Variant& variant, Collective c) {
+  return node_aware ? fmt::format("node-aware {}", algorithm_name(a)) : variant_title(a, variant, c);
 }
 
 Algorithm default_algorithm(Collective c) {
@@ -69,30 +79,36 @@ bool algorithm_allowed(Collective c, Algorithm a) {
     case Collective::Allreduce:
       return a == Algorithm::BinomialTree || a == Algorithm::RecursiveDoubling || a == Algorithm::Ring ||
              a == Algorithm::Rabenseifner || a == Algorithm::Hierarchical || a == Algorithm::DoubleBinaryTree ||
-             a == Algorithm::InNetwork;
+             a == Algorithm::InNetwork || a == Algorithm::Linear || a == Algorithm::NonOverlapping;
     case Collective::Reduce:
       return a == Algorithm::BinomialTree || a == Algorithm::Rabenseifner || a == Algorithm::Pipeline ||
-             a == Algorithm::DoubleBinaryTree;
+             a == Algorithm::DoubleBinaryTree || a == Algorithm::Linear || a == Algorithm::Chain ||
+             a == Algorithm::BinaryTree || a == Algorithm::InOrderBinaryTree;
     case Collective::Bcast:
       return a == Algorithm::BinomialTree || a == Algorithm::ScatterAllgather || a == Algorithm::Pipeline ||
-             a == Algorithm::ScatterDoublingAllgather || a == Algorithm::DoubleBinaryTree;
+             a == Algorithm::ScatterDoublingAllgather || a == Algorithm::DoubleBinaryTree || a == Algorithm::Linear ||
+             a == Algorithm::Chain || a == Algorithm::BinaryTree || a == Algorithm::Knomial ||
+             a == Algorithm::SplitBinaryTree;
     case Collective::Allgather:
-      return a == Algorithm::Ring || a == Algorithm::RecursiveDoubling || a == Algorithm::Bruck;
-    case Collective::Alltoall: return a == Algorithm::Pairwise || a == Algorithm::Bruck || a == Algorithm::Scattered;
+      return a == Algorithm::Ring || a == Algorithm::RecursiveDoubling || a == Algorithm::Bruck ||
+             a == Algorithm::NeighborExchange;
+    case Collective::Alltoall:
+      return a == Algorithm::Pairwise || a == Algorithm::Bruck || a == Algorithm::Scattered || a == Algorithm::Linear;
     case Collective::ReduceScatter:
-      return a == Algorithm::Ring || a == Algorithm::RecursiveHalving || a == Algorithm::Pairwise;
+      return a == Algorithm::Ring || a == Algorithm::RecursiveHalving || a == Algorithm::Pairwise ||
+             a == Algorithm::Butterfly || a == Algorithm::NonOverlapping;
     case Collective::Gather:
-    case Collective::Scatter: return a == Algorithm::BinomialTree;
-    default: return a == Algorithm::Dissemination;
+      return a == Algorithm::BinomialTree || a == Algorithm::Linear || a == Algorithm::LinearSync;
+    case Collective::Scatter: return a == Algorithm::BinomialTree || a == Algorithm::Linear;
+    default:
+      return a == Algorithm::Dissemination || a == Algorithm::RecursiveDoubling || a == Algorithm::BinomialTree ||
+             a == Algorithm::Linear;
   }
 }
 
-namespace {
-
-// A round of the given messages, a rank possibly sending several (one after another under the fitted models, in
-// flight together under the fabric model), with their statistics.
-Round messages_round(const Layout& l, std::vector<std::pair<int32_t, int32_t>> messages, double size, double repeat,
-                     std::string what, bool keep) {
+// A round of the given messages (pattern_detail.h).
+Round detail::messages_round(const Layout& l, std::vector<std::pair<int32_t, int32_t>> messages, double size,
+                             double repeat, std::string what, bool keep) {
   std::stable_sort(messages.begin(), messages.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   Accumulator acc(l);
   for (size_t i = 0; i < messages.size();) {
@@ -110,6 +126,8 @@ Round messages_round(const Layout& l, std::vector<std::pair<int32_t, int32_t>> m
   if (keep) round.messages = std::move(messages);
   return round;
 }
+
+namespace {
 
 std::vector<Round> flat_rounds(const Layout& l, Collective c, Algorithm a, bool keep_messages, int64_t channels);
 
@@ -235,9 +253,10 @@ bool has_node_aware(Collective c) {
 }
 
 std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a, bool keep_messages,
-                                     int64_t channels, NodeAware node_aware) {
+                                     int64_t channels, NodeAware node_aware, Variant variant) {
   if (node_aware.on && has_node_aware(c) && node_aware.bcast_k >= 1 && node_aware.reduce_k >= 1)
     return node_aware_rounds(l, c, a, keep_messages, node_aware);
+  if (l.ranks >= 2 && detail::is_tree_algorithm(c, a)) return detail::tree_rounds(l, c, a, keep_messages, variant);
   return flat_rounds(l, c, a, keep_messages, channels);
 }
 
@@ -392,10 +411,30 @@ std::vector<Round> flat_rounds(const Layout& l, Collective c, Algorithm a, bool 
       }
       break;
     case Collective::Barrier:
-      for (int i = 0; i < steps; ++i) {
-        int64_t d = int64_t(1) << i;
-        out.push_back(one(0, 1, fmt::format("dissemination step {}", i + 1),
-                                        [&](int64_t r) { return (r + d) % p; }));
+      if (a == Algorithm::RecursiveDoubling) {
+        // Open MPI's ompi_coll_base_barrier_intra_recursivedoubling: the all-reduce's exchanges with no bytes.
+        fold_in(0);
+        for (int i = 0; i < lg; ++i) {
+          int64_t d = int64_t(1) << i;
+          out.push_back(one(0, 1, fmt::format("recursive doubling step {}", i + 1),
+                            [&](int64_t r) { return r < pp ? r ^ d : -1; }));
+        }
+        fold_out(0);
+      } else if (a == Algorithm::BinomialTree) {
+        // Open MPI's ompi_coll_base_barrier_intra_tree: a binomial fan-in to rank 0 (r sends r - d when
+        // r mod 2d = d, d = 1, 2, 4, ...), then the fan-out back (r sends r + d when r mod 2d = 0, d decreasing).
+        reduce_rounds("binomial fan-in");
+        for (int i = steps - 1; i >= 0; --i) {
+          int64_t d = int64_t(1) << i;
+          out.push_back(one(0, 1, fmt::format("binomial fan-out step {}", steps - i),
+                            [&](int64_t r) { return r % (2 * d) == 0 && r + d < p ? r + d : -1; }));
+        }
+      } else {
+        for (int i = 0; i < steps; ++i) {
+          int64_t d = int64_t(1) << i;
+          out.push_back(one(0, 1, fmt::format("dissemination step {}", i + 1),
+                                          [&](int64_t r) { return (r + d) % p; }));
+        }
       }
       break;
     case Collective::Bcast:
@@ -535,20 +574,24 @@ std::vector<Round> flat_rounds(const Layout& l, Collective c, Algorithm a, bool 
         }
         break;
       }
-      if (a == Algorithm::Scattered && keep_messages) {
+      if ((a == Algorithm::Scattered || a == Algorithm::Linear) && keep_messages) {
         // MPICH's MPIR_Alltoall_intra_scattered: every rank posts its sends to r + i (and receives from r - i) for
         // a batch of kAlltoallThrottle shifts i at once and waits for them before the next batch; the fabric model
         // has each batch's messages in flight together. (The fitted models send a rank's messages one after another,
         // as for the pairwise exchange below.)
-        for (int64_t first = 1; first < p; first += kAlltoallThrottle) {
-          const int64_t last = std::min(p - 1, first + kAlltoallThrottle - 1);
+        // Open MPI's basic linear all-to-all (and its linear_sync with no request limit, the default) posts all
+        // p - 1 at once: one batch.
+        const int64_t batch = a == Algorithm::Linear ? p - 1 : kAlltoallThrottle;
+        for (int64_t first = 1; first < p; first += batch) {
+          const int64_t last = std::min(p - 1, first + batch - 1);
           Round round = one(1, 1, "", [&](int64_t r) { return (r + first) % p; });
           for (int64_t i = first + 1; i <= last; ++i) {
             Round shift = one(1, 1, "", [&](int64_t r) { return (r + i) % p; });
             round.messages.insert(round.messages.end(), shift.messages.begin(), shift.messages.end());
           }
-          round.what = fmt::format("scattered batch {} (shifts {} to {})", (first - 1) / kAlltoallThrottle + 1,
-                                   first, last);
+          round.what = a == Algorithm::Linear ? fmt::format("linear: every rank's {} messages at once", p - 1)
+                                              : fmt::format("scattered batch {} (shifts {} to {})",
+                                                            (first - 1) / kAlltoallThrottle + 1, first, last);
           round.steps_each = double(last - first + 1);
           out.push_back(std::move(round));
         }

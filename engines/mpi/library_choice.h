@@ -1,5 +1,6 @@
 // library_choice.h: an MPI library's choice of a collective's algorithm, made as the library makes it, from the
-// thresholds of an `mpi_library` type (stdlib/mpi.gpm). The one library described is MPICH: its collective selection
+// thresholds of an `mpi_library` type (stdlib/mpi.gpm), or Open MPI's (an `openmpi_library` type, openmpi_choice.cpp).
+// MPICH's collective selection
 // (maint/tuning/coll/mpir/generic.json for the algorithm, maint/tuning/coll/ch4/generic.json for the node-aware
 // compositions of its ch4 device), with an operation taken as MPICH's defaults see it: an intra-communicator, a
 // built-in commutative reduction (MPI_SUM), separate send and receive buffers.
@@ -18,6 +19,8 @@ const std::vector<std::string>& mpi_library_attributes();
 struct LibraryChoice {
   Algorithm algorithm = Algorithm::BinomialTree;  // over every rank, or among the nodes' first ranks (node_aware)
   NodeAware node_aware;
+  Variant variant;  // the chains, radix or parts of the algorithm (Open MPI's)
+  std::string substitute;  // non-empty: the library runs what gpmc does not model, and what is priced instead
   std::string why;        // the rule that chose it, for the report
   bool counted = false;   // an element count decided it, and another element size (1 to 16 B) would decide otherwise
 };
@@ -26,5 +29,13 @@ struct LibraryChoice {
 // them) and elements of `element` bytes. `values` holds the library's attributes in mpi_library_attributes() order.
 LibraryChoice mpich_choice(const std::vector<double>& values, Collective c, const Layout& layout, double bytes,
                            double element);
+
+// The attributes of an `openmpi_library` type, in the order openmpi_choice reads them.
+const std::vector<std::string>& openmpi_library_attributes();
+// Open MPI's choice (its `tuned` component's fixed decisions, openmpi_choice.cpp) for `c` over the ranks of `layout`
+// with `bytes` (the operation's `bytes`); `values` holds the type's attributes in openmpi_library_attributes() order.
+LibraryChoice openmpi_choice(const std::vector<double>& values, Collective c, const Layout& layout, double bytes);
+// Open MPI's alltoallv over `ranks` (by rank count alone): Linear or Pairwise, and the rule.
+Algorithm openmpi_alltoallv_choice(int64_t ranks, std::string& why);
 
 }  // namespace gpm::mpi

@@ -25,17 +25,17 @@ std::shared_ptr<CommEngine> CommEngine::halo(Choice choice, const Layout& layout
 }
 
 std::shared_ptr<CommEngine> CommEngine::collective(Choice choice, const Layout& layout, Collective c, Algorithm a,
-                                                   NodeAware node_aware) {
+                                                   NodeAware node_aware, Variant variant) {
   std::shared_ptr<CommEngine> e(new CommEngine());
   e->choice_ = choice;
   e->what_ = collective_name(c);
-  e->algorithm_ = algorithm_title(a, node_aware.on && has_node_aware(c));
+  e->algorithm_ = algorithm_title(a, node_aware.on && has_node_aware(c), variant, c);
   e->ranks_ = layout.ranks;
   e->nodes_ = layout.nodes;
   e->ranks_per_node_ = layout.ranks_per_node;
   e->ranks_per_socket_ = layout.ranks_per_socket;
   e->leaves_ = layout.leaves();
-  e->rounds_ = collective_rounds(layout, c, a, false, 1, node_aware);
+  e->rounds_ = collective_rounds(layout, c, a, false, 1, node_aware, variant);
   return e;
 }
 

@@ -20,7 +20,7 @@ class CommEngine : public ir::Engine {
   static std::shared_ptr<CommEngine> halo(Choice choice, const Layout& layout, const Grid& grid, std::string& error);
   // A collective: its rounds, one size.
   static std::shared_ptr<CommEngine> collective(Choice choice, const Layout& layout, Collective c, Algorithm a,
-                                                NodeAware node_aware = {});
+                                                NodeAware node_aware = {}, Variant variant = {});
   // A point-to-point operation (`send`, `sendrecv`): its rounds (p2p_rounds), one size.
   static std::shared_ptr<CommEngine> point_to_point(Choice choice, const Layout& layout, std::string what,
                                                     std::vector<Round> rounds);

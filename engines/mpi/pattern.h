@@ -120,8 +120,35 @@ enum class Algorithm {
   ScatterDoublingAllgather,  // bcast: binomial scatter, then a recursive-doubling allgather (power-of-two ranks)
   Hierarchical,              // allreduce: ring reduce-scatter in each node, ring allreduce per rail, ring allgather
   DoubleBinaryTree,          // allreduce, reduce, bcast: two binary trees, half the data each, pipelined in segments
-  InNetwork                  // allreduce, fabric model: reduced in the switches (SHARP, NVLS) along a tree of links
+  InNetwork,                 // allreduce, fabric model: reduced in the switches (SHARP, NVLS) along a tree of links
+  // Open MPI's base algorithms (ompi/mca/coll/base, collectives_trees.cpp), each moving the whole message per hop
+  // (one segment, as Open MPI's fixed decisions run them):
+  Linear,             // bcast, scatter, alltoall: the root (every rank) sends to each; reduce, gather, barrier: the
+                      //   root receives from each in turn; allreduce: a linear reduce, then a linear bcast
+  LinearSync,         // gather: each rank's block after a zero-byte go-ahead from the root
+  Chain,              // bcast, reduce: Variant's chains of consecutive ranks hanging from rank 0
+  BinaryTree,         // bcast, reduce: Open MPI's binary tree (a rank r on level l has children r + 2^l, r + 2^(l+1))
+  InOrderBinaryTree,  // reduce: the in-order binary tree rooted at rank p - 1, then the result to rank 0
+  SplitBinaryTree,    // bcast: each half of the message down one subtree of the binary tree, then pairs swap halves
+  Knomial,            // bcast: the k-nomial tree of Variant's radix
+  NeighborExchange,   // allgather: p / 2 steps, alternate neighbours (Chen et al. 2005)
+  Butterfly,          // reduce_scatter: recursive halving with the partner distance doubling (1, 2, 4, ...)
+  NonOverlapping      // allreduce: a reduce, then a bcast (Variant's parts); reduce_scatter: a reduce, then a
+                      //   linear scatter of the shares
 };
+
+// What an algorithm's shape needs besides the layout (Open MPI's parameters, chosen with it by a library; a named
+// algorithm gets the defaults): the chains of a Chain, the radix of a k-nomial tree, the parts of a NonOverlapping.
+struct Variant {
+  int64_t bcast_chains = 1, reduce_chains = 1;
+  int64_t radix = 4;  // Open MPI's coll_tuned_bcast_algorithm_knomial_radix default
+  Algorithm reduce_part = Algorithm::BinomialTree, bcast_part = Algorithm::BinomialTree;
+  int64_t reduce_part_chains = 1, bcast_part_chains = 1;
+  bool operator==(const Variant&) const = default;
+};
+// How the report names an algorithm with its variant: "chain (2 chains)", "knomial (radix 4)",
+// "nonoverlapping (binomial_tree reduce, then knomial bcast)"; the bare name otherwise.
+std::string variant_title(Algorithm a, const Variant& v, Collective c = Collective::Allreduce);
 
 // The double binary tree's parents (Sanders, Speck and Traeff, "Two-tree algorithms for full bandwidth broadcast,
 // reduction and scan", Parallel Computing 35(12), 2009): for each of the two trees, each rank's parent (-1 for the
@@ -139,7 +166,8 @@ constexpr int64_t kAlltoallThrottle = 32;
 const char* collective_name(Collective c);
 const char* algorithm_name(Algorithm a);
 // The algorithm as reports name it: "rabenseifner", or "node-aware rabenseifner" for a node-aware composition.
-std::string algorithm_title(Algorithm a, bool node_aware);
+std::string algorithm_title(Algorithm a, bool node_aware, const Variant& variant = {},
+                            Collective c = Collective::Allreduce);
 // The default algorithm of each collective (docs/models.md).
 Algorithm default_algorithm(Collective c);
 bool algorithm_allowed(Collective c, Algorithm a);
@@ -161,7 +189,7 @@ struct NodeAware {
   int64_t bcast_k = 64, reduce_k = 2;
 };
 std::vector<Round> collective_rounds(const Layout& layout, Collective c, Algorithm a, bool keep_messages = false,
-                                     int64_t channels = 1, NodeAware node_aware = {});
+                                     int64_t channels = 1, NodeAware node_aware = {}, Variant variant = {});
 // Whether `c` has a node-aware composition (allreduce, bcast, reduce, barrier).
 bool has_node_aware(Collective c);
 // Whether every node of the layout holds the same number of ranks (the hierarchical all-reduce needs it).
@@ -174,9 +202,10 @@ std::vector<Round> p2p_rounds(const Layout& layout, int64_t from, int64_t to, bo
                               bool keep_messages = false);
 
 // An all-to-all whose blocks differ (MPI_Alltoallv): bytes[src * ranks + dst] is what rank src sends rank dst; a
-// rank's block to itself and blocks of 0 bytes are not sent. `a` is Pairwise or Scattered. With kept messages (the
-// fabric model) the pairwise exchange's p - 1 steps (step i: rank r sends to r + i mod p) or the scattered
-// batches of kAlltoallThrottle shifts in flight together, each message with its bytes (Round::message_bytes);
+// rank's block to itself and blocks of 0 bytes are not sent. `a` is Pairwise, Scattered or Linear. With kept
+// messages (the fabric model) the pairwise exchange's p - 1 steps (step i: rank r sends to r + i mod p), the
+// scattered batches of kAlltoallThrottle shifts or the linear exchange's p - 1 shifts in flight together, each
+// message with its bytes (Round::message_bytes);
 // steps that send nothing are left out. Without (the fitted models, as their all-to-all): one round in which each
 // rank sends its messages one after another (Round::sized_rows), as many steps as the busiest rank sends messages.
 std::vector<Round> alltoallv_rounds(const Layout& layout, std::span<const double> bytes, Algorithm a,

@@ -109,6 +109,15 @@ Round one_message_round(const Layout& l, double size_factor, double repeat, std:
   return round;
 }
 
+// A round of the given messages, a rank possibly sending several (one after another under the fitted models, in
+// flight together under the fabric model), with their statistics (collectives.cpp).
+Round messages_round(const Layout& l, std::vector<std::pair<int32_t, int32_t>> messages, double size, double repeat,
+                     std::string what, bool keep);
+
+// Open MPI's base algorithms (collectives_trees.cpp): whether `a` for `c` is one of them, and its rounds.
+bool is_tree_algorithm(Collective c, Algorithm a);
+std::vector<Round> tree_rounds(const Layout& l, Collective c, Algorithm a, bool keep, const Variant& v);
+
 // The k of each class a pattern's messages are priced with (the K-model's k for inter-node and off-leaf ones).
 void fill_k_used(const PatternStats& s, const Choice& c, PatternTime& out);
 

@@ -1,0 +1,116 @@
+// mpi_openmpi_test.cpp: Open MPI's choice of a collective's algorithm (engines/mpi/openmpi_choice.cpp) against its
+// tuned component's fixed decisions (ompi/mca/coll/tuned/coll_tuned_decision_fixed.c) read by hand at the edges of
+// their bands, and the stdlib's `openmpi` type against the schema.
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+
+#include "engines/mpi/library_choice.h"
+#include "frontend/schema.h"
+
+using namespace gpm;
+using namespace gpm::mpi;
+
+namespace {
+
+// stdlib/mpi.gpm's `openmpi`, in openmpi_library_attributes() order: knomial radix 4, one bcast chain, two reduce
+// chains.
+const std::vector<double> kOpenmpi = {4, 1, 2};
+
+LibraryChoice choose(Collective c, int64_t ranks, double bytes) {
+  return openmpi_choice(kOpenmpi, c, make_layout(ranks, 1, 1, Mapping{}), bytes);
+}
+
+}  // namespace
+
+TEST_CASE("mpi openmpi: the schema's attributes are the choice's") {
+  std::set<std::string> schema, engine;
+  for (const auto& spec : *frontend::attribute_schema("openmpi_library")) schema.insert(spec.name);
+  for (const auto& name : openmpi_library_attributes()) engine.insert(name);
+  CHECK(schema == engine);
+  CHECK(openmpi_library_attributes().size() == kOpenmpi.size());
+}
+
+TEST_CASE("mpi openmpi: allreduce, the commutative decision read by hand") {
+  // communicator_size < 4: < 8 ring (4), < 4096 recursive doubling (3), .., < 262144 segmented ring (5), else 6.
+  CHECK(choose(Collective::Allreduce, 2, 4).algorithm == Algorithm::Ring);
+  CHECK(choose(Collective::Allreduce, 2, 8).algorithm == Algorithm::RecursiveDoubling);
+  CHECK(choose(Collective::Allreduce, 3, 100000).algorithm == Algorithm::Ring);  // segmented ring, no segments
+  CHECK(choose(Collective::Allreduce, 3, 262144).algorithm == Algorithm::Rabenseifner);
+  // < 16: < 8192 recursive doubling, else Rabenseifner.
+  CHECK(choose(Collective::Allreduce, 8, 8191).algorithm == Algorithm::RecursiveDoubling);
+  CHECK(choose(Collective::Allreduce, 15, 8192).algorithm == Algorithm::Rabenseifner);
+  // < 256: < 131072 nonoverlapping (its reduce and bcast by their own decisions), < 262144 recursive doubling.
+  auto no = choose(Collective::Allreduce, 200, 1024);
+  CHECK(no.algorithm == Algorithm::NonOverlapping);
+  CHECK(no.variant.reduce_part == Algorithm::BinomialTree);  // reduce, < 256 ranks: binomial (5)
+  CHECK(no.variant.bcast_part == Algorithm::BinaryTree);     // bcast, < 256 ranks, < 16384 B: binary tree (5)
+  CHECK(choose(Collective::Allreduce, 200, 200000).algorithm == Algorithm::RecursiveDoubling);
+  // The last band (4096 ranks and more): < 2048 nonoverlapping, < 16384 segmented ring, < 32768 recursive doubling.
+  CHECK(choose(Collective::Allreduce, 1 << 20, 8192).algorithm == Algorithm::Ring);
+  CHECK(choose(Collective::Allreduce, 1 << 20, 20000).algorithm == Algorithm::RecursiveDoubling);
+  CHECK(choose(Collective::Allreduce, 1 << 20, 1 << 20).algorithm == Algorithm::Rabenseifner);
+}
+
+TEST_CASE("mpi openmpi: bcast and reduce, with their chains, radix and substitutions") {
+  // bcast < 8 ranks: < 1048576 basic linear (1), else chain (2, fan-out 0: one chain).
+  CHECK(choose(Collective::Bcast, 6, 65536).algorithm == Algorithm::Linear);
+  auto chain = choose(Collective::Bcast, 6, 1 << 20);
+  CHECK(chain.algorithm == Algorithm::Chain);
+  CHECK(chain.variant.bcast_chains == 1);
+  // < 4 ranks, < 32 B: pipeline (3) with no segment size: one chain.
+  CHECK(choose(Collective::Bcast, 3, 16).algorithm == Algorithm::Chain);
+  // < 128 ranks: k-nomial (7) of radix 4.
+  auto k = choose(Collective::Bcast, 100, 64);
+  CHECK(k.algorithm == Algorithm::Knomial);
+  CHECK(k.variant.radix == 4);
+  // 256 to 1023 ranks, 16384 to 32767 B: split binary tree (4).
+  CHECK(choose(Collective::Bcast, 512, 20000).algorithm == Algorithm::SplitBinaryTree);
+  // 16 to 31 ranks, 1 MiB and more: scatter + recursive-doubling allgather (8), a power of two of ranks or not.
+  CHECK(choose(Collective::Bcast, 16, 1 << 20).algorithm == Algorithm::ScatterDoublingAllgather);
+  CHECK(choose(Collective::Bcast, 16, 1 << 20).substitute.empty());
+  auto odd = choose(Collective::Bcast, 24, 1 << 20);
+  CHECK(odd.algorithm == Algorithm::ScatterAllgather);
+  CHECK(!odd.substitute.empty());
+  // reduce 4 to 7 ranks: < 4096 binary (4), < 65536 chain (2, fan-out 2), < 262144 binomial (5), < 524288 linear.
+  CHECK(choose(Collective::Reduce, 6, 100).algorithm == Algorithm::BinaryTree);
+  auto rc = choose(Collective::Reduce, 6, 10000);
+  CHECK(rc.algorithm == Algorithm::Chain);
+  CHECK(rc.variant.reduce_chains == 2);
+  CHECK(choose(Collective::Reduce, 6, 100000).algorithm == Algorithm::BinomialTree);
+  CHECK(choose(Collective::Reduce, 6, 300000).algorithm == Algorithm::Linear);
+  // 256 to 511 ranks: 8192 to 16383 B in-order binary (6); fewer than 4 ranks, < 8 B: Rabenseifner (7).
+  CHECK(choose(Collective::Reduce, 300, 10000).algorithm == Algorithm::InOrderBinaryTree);
+  CHECK(choose(Collective::Reduce, 2, 4).algorithm == Algorithm::Rabenseifner);
+}
+
+TEST_CASE("mpi openmpi: allgather, reduce_scatter, alltoall(v), gather, scatter and barrier") {
+  CHECK(choose(Collective::Allgather, 2, 1 << 20).algorithm == Algorithm::Ring);  // two_proc
+  CHECK(choose(Collective::Allgather, 16, 1 << 20).algorithm == Algorithm::RecursiveDoubling);
+  CHECK(choose(Collective::Allgather, 24, 1 << 20).algorithm == Algorithm::Bruck);  // not a power of two
+  CHECK(choose(Collective::Allgather, 40, 4096).algorithm == Algorithm::NeighborExchange);
+  CHECK(choose(Collective::Allgather, 40, 65536).algorithm == Algorithm::Ring);
+  CHECK(choose(Collective::ReduceScatter, 6, 4).algorithm == Algorithm::NonOverlapping);
+  CHECK(choose(Collective::ReduceScatter, 6, 1000).algorithm == Algorithm::RecursiveHalving);
+  CHECK(choose(Collective::ReduceScatter, 6, 1 << 20).algorithm == Algorithm::Ring);
+  CHECK(choose(Collective::ReduceScatter, 40, 4096).algorithm == Algorithm::Butterfly);
+  CHECK(choose(Collective::Alltoall, 2, 100).algorithm == Algorithm::Pairwise);   // two_proc
+  CHECK(choose(Collective::Alltoall, 40, 100).algorithm == Algorithm::Bruck);     // modified Bruck
+  CHECK(choose(Collective::Alltoall, 40, 4096).algorithm == Algorithm::Linear);   // basic linear
+  CHECK(choose(Collective::Alltoall, 40, 1 << 20).algorithm == Algorithm::Linear);  // linear_sync, no limit
+  CHECK(choose(Collective::Alltoall, 100, 1 << 20).algorithm == Algorithm::Pairwise);
+  std::string why;
+  CHECK(openmpi_alltoallv_choice(3, why) == Algorithm::Pairwise);
+  CHECK(openmpi_alltoallv_choice(100, why) == Algorithm::Pairwise);
+  CHECK(openmpi_alltoallv_choice(200, why) == Algorithm::Linear);
+  CHECK(choose(Collective::Gather, 6, 100).algorithm == Algorithm::BinomialTree);
+  CHECK(choose(Collective::Gather, 6, 4096).algorithm == Algorithm::Linear);
+  CHECK(choose(Collective::Gather, 6, 1 << 20).algorithm == Algorithm::LinearSync);
+  CHECK(choose(Collective::Scatter, 10, 100000).algorithm == Algorithm::Linear);  // linear_nb
+  CHECK(choose(Collective::Scatter, 100, 100).algorithm == Algorithm::BinomialTree);
+  CHECK(choose(Collective::Barrier, 2, 0).algorithm == Algorithm::RecursiveDoubling);
+  CHECK(choose(Collective::Barrier, 6, 0).algorithm == Algorithm::Linear);
+  CHECK(choose(Collective::Barrier, 100, 0).algorithm == Algorithm::Dissemination);  // bruck
+  CHECK(choose(Collective::Barrier, 300, 0).algorithm == Algorithm::BinomialTree);   // tree
+}

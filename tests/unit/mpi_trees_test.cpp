@@ -1,0 +1,191 @@
+// mpi_trees_test.cpp: Open MPI's base algorithms as the MPI engines build them (collectives_trees.cpp): their
+// messages read by hand from Open MPI's topology builders for small rank counts, and the fitted models' grouped
+// rounds against the fabric model's step-by-step messages for every algorithm and many rank counts.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "engines/mpi/pattern.h"
+
+using namespace gpm;
+using namespace gpm::mpi;
+
+namespace {
+
+using Messages = std::vector<std::pair<int32_t, int32_t>>;
+
+// Every round's messages in order, with the round's size factor.
+std::vector<std::pair<double, Messages>> steps_of(const std::vector<Round>& rounds) {
+  std::vector<std::pair<double, Messages>> out;
+  for (const auto& r : rounds) {
+    Messages m = r.messages;
+    std::sort(m.begin(), m.end());
+    out.emplace_back(r.size_factor, m);
+  }
+  return out;
+}
+
+Layout flat(int64_t p) { return make_layout(p, p, p, Mapping{}); }
+
+}  // namespace
+
+TEST_CASE("mpi trees: Open MPI's binary tree of 7 ranks (children r + 2^l, r + 2^(l+1))") {
+  auto bcast = steps_of(collective_rounds(flat(7), Collective::Bcast, Algorithm::BinaryTree, true));
+  REQUIRE(bcast.size() == 2);
+  CHECK(bcast[0].second == Messages{{0, 1}, {0, 2}});
+  CHECK(bcast[1].second == Messages{{1, 3}, {1, 5}, {2, 4}, {2, 6}});
+  // The reduce: the deepest level first, a parent's first children, then its second ones.
+  auto reduce = steps_of(collective_rounds(flat(7), Collective::Reduce, Algorithm::BinaryTree, true));
+  REQUIRE(reduce.size() == 4);
+  CHECK(reduce[0].second == Messages{{3, 1}, {4, 2}});
+  CHECK(reduce[1].second == Messages{{5, 1}, {6, 2}});
+  CHECK(reduce[2].second == Messages{{1, 0}});
+  CHECK(reduce[3].second == Messages{{2, 0}});
+}
+
+TEST_CASE("mpi trees: the in-order binary tree of 7 ranks is rooted at 6 and hands the result to rank 0") {
+  // build_in_order_bintree: 6 has children 5 (left) and 2 (right); 5 has 4 and 3; 2 has 1 and 0.
+  auto reduce = steps_of(collective_rounds(flat(7), Collective::Reduce, Algorithm::InOrderBinaryTree, true));
+  REQUIRE(reduce.size() == 5);
+  CHECK(reduce[0].second == Messages{{1, 2}, {4, 5}});
+  CHECK(reduce[1].second == Messages{{0, 2}, {3, 5}});
+  CHECK(reduce[2].second == Messages{{5, 6}});
+  CHECK(reduce[3].second == Messages{{2, 6}});
+  CHECK(reduce[4].second == Messages{{6, 0}});
+}
+
+TEST_CASE("mpi trees: two chains over 8 ranks (build_chain: 1-4 and 5-7)") {
+  Variant v;
+  v.bcast_chains = v.reduce_chains = 2;
+  auto bcast = steps_of(collective_rounds(flat(8), Collective::Bcast, Algorithm::Chain, true, 1, {}, v));
+  REQUIRE(bcast.size() == 4);
+  CHECK(bcast[0].second == Messages{{0, 1}, {0, 5}});
+  CHECK(bcast[1].second == Messages{{1, 2}, {5, 6}});
+  CHECK(bcast[2].second == Messages{{2, 3}, {6, 7}});
+  CHECK(bcast[3].second == Messages{{3, 4}});
+  auto reduce = steps_of(collective_rounds(flat(8), Collective::Reduce, Algorithm::Chain, true, 1, {}, v));
+  REQUIRE(reduce.size() == 5);
+  CHECK(reduce[0].second == Messages{{4, 3}});
+  CHECK(reduce[1].second == Messages{{3, 2}, {7, 6}});
+  CHECK(reduce[2].second == Messages{{2, 1}, {6, 5}});
+  CHECK(reduce[3].second == Messages{{1, 0}});
+  CHECK(reduce[4].second == Messages{{5, 0}});
+  // One chain is the whole line: p - 1 hops of the whole message.
+  auto line = collective_rounds(flat(8), Collective::Bcast, Algorithm::Chain, true);
+  CHECK(line.size() == 7);
+}
+
+TEST_CASE("mpi trees: the k-nomial broadcast of radix 4 over 16 ranks takes two steps") {
+  auto bcast = steps_of(collective_rounds(flat(16), Collective::Bcast, Algorithm::Knomial, true));
+  REQUIRE(bcast.size() == 2);
+  CHECK(bcast[0].second == Messages{{0, 4}, {0, 8}, {0, 12}});
+  CHECK(bcast[1].second.size() == 12);
+  CHECK(bcast[1].second.front() == std::pair<int32_t, int32_t>{0, 1});
+  CHECK(bcast[1].second.back() == std::pair<int32_t, int32_t>{12, 15});
+  Variant two;
+  two.radix = 2;
+  CHECK(collective_rounds(flat(16), Collective::Bcast, Algorithm::Knomial, true, 1, {}, two).size() == 4);
+  CHECK(variant_title(Algorithm::Knomial, two) == "knomial (radix 2)");
+}
+
+TEST_CASE("mpi trees: the neighbour exchange moves p - 1 blocks in p / 2 steps; an odd p runs a ring") {
+  auto ne = collective_rounds(flat(8), Collective::Allgather, Algorithm::NeighborExchange, true);
+  double blocks = 0, steps = 0;
+  for (const auto& r : ne) {
+    blocks += r.size_factor * r.repeat;
+    steps += r.repeat;
+    for (const auto& [a, b] : r.messages) CHECK(((a - b + 8) % 8 == 1 || (b - a + 8) % 8 == 1));
+  }
+  CHECK(blocks == 7);
+  CHECK(steps == 4);
+  CHECK(ne[0].messages.front() == std::pair<int32_t, int32_t>{0, 1});
+  auto odd = collective_rounds(flat(7), Collective::Allgather, Algorithm::NeighborExchange, true);
+  REQUIRE(odd.size() == 1);
+  CHECK(odd[0].repeat == 6);
+}
+
+TEST_CASE("mpi trees: the butterfly halves the vector with the partner distance doubling") {
+  auto b = steps_of(collective_rounds(flat(8), Collective::ReduceScatter, Algorithm::Butterfly, true));
+  REQUIRE(b.size() == 3);
+  CHECK(b[0].first == 0.5);
+  CHECK(b[0].second.front() == std::pair<int32_t, int32_t>{0, 1});
+  CHECK(b[2].first == 0.125);
+  CHECK(b[2].second.front() == std::pair<int32_t, int32_t>{0, 4});
+  // Six ranks: two fold in (4 -> 0, 5 -> 1), four halve, the two get their share back.
+  auto six = steps_of(collective_rounds(flat(6), Collective::ReduceScatter, Algorithm::Butterfly, true));
+  REQUIRE(six.size() == 4);
+  CHECK(six[0].second == Messages{{4, 0}, {5, 1}});
+  CHECK(six[3].first == doctest::Approx(1.0 / 6));
+}
+
+TEST_CASE("mpi trees: linear algorithms and the non-overlapping compositions") {
+  // A linear gather receives rank after rank: p - 1 steps; a linear bcast posts the root's p - 1 messages at once.
+  CHECK(collective_rounds(flat(6), Collective::Gather, Algorithm::Linear, true).size() == 5);
+  auto lb = collective_rounds(flat(6), Collective::Bcast, Algorithm::Linear, true);
+  REQUIRE(lb.size() == 1);
+  CHECK(lb[0].messages.size() == 5);
+  CHECK(collective_rounds(flat(6), Collective::Gather, Algorithm::LinearSync, true).size() == 10);
+  CHECK(collective_rounds(flat(6), Collective::Barrier, Algorithm::Linear, true).size() == 6);
+  // Open MPI's basic linear all-to-all: every rank's p - 1 messages in one step.
+  auto a2a = collective_rounds(flat(6), Collective::Alltoall, Algorithm::Linear, true);
+  REQUIRE(a2a.size() == 1);
+  CHECK(a2a[0].messages.size() == 30);
+  // Non-overlapping all-reduce: its parts' rounds, the reduce's then the bcast's.
+  Variant v;
+  v.reduce_part = Algorithm::BinomialTree;
+  v.bcast_part = Algorithm::Knomial;
+  auto no = collective_rounds(flat(16), Collective::Allreduce, Algorithm::NonOverlapping, true, 1, {}, v);
+  CHECK(no.size() == 4 + 2);
+  CHECK(variant_title(Algorithm::NonOverlapping, v) == "nonoverlapping (binomial_tree reduce, then knomial bcast)");
+  auto rs = collective_rounds(flat(4), Collective::ReduceScatter, Algorithm::NonOverlapping, true);
+  REQUIRE(rs.size() == 3);
+  CHECK(rs[2].size_factor == 0.25);
+  CHECK(rs[2].messages.size() == 3);
+}
+
+TEST_CASE("mpi trees: the fitted models' grouped rounds count the fabric model's messages, step for step") {
+  // Under the fitted models equal steps are one round repeated; summed over the rounds, the messages by route
+  // class and the steps must be the fabric model's (kept messages, one round per step).
+  struct Case {
+    Collective c;
+    Algorithm a;
+  };
+  const Case cases[] = {{Collective::Bcast, Algorithm::Linear},          {Collective::Bcast, Algorithm::Chain},
+                        {Collective::Bcast, Algorithm::BinaryTree},      {Collective::Bcast, Algorithm::Knomial},
+                        {Collective::Reduce, Algorithm::Linear},         {Collective::Reduce, Algorithm::Chain},
+                        {Collective::Reduce, Algorithm::BinaryTree},     {Collective::Reduce, Algorithm::InOrderBinaryTree},
+                        {Collective::Gather, Algorithm::Linear},         {Collective::Gather, Algorithm::LinearSync},
+                        {Collective::Scatter, Algorithm::Linear},        {Collective::Barrier, Algorithm::Linear},
+                        {Collective::Allreduce, Algorithm::Linear},      {Collective::Allreduce, Algorithm::NonOverlapping},
+                        {Collective::Allgather, Algorithm::NeighborExchange},
+                        {Collective::ReduceScatter, Algorithm::Butterfly},
+                        {Collective::ReduceScatter, Algorithm::NonOverlapping}};
+  Variant v;
+  v.reduce_chains = 2;
+  for (int64_t p : {2, 3, 5, 8, 12, 33, 64}) {
+    Layout l = make_layout(p, 4, 2, Mapping{});
+    for (const auto& k : cases) {
+      CAPTURE(p);
+      CAPTURE(algorithm_name(k.a));
+      CAPTURE(collective_name(k.c));
+      auto kept = collective_rounds(l, k.c, k.a, true, 1, {}, v);
+      auto grouped = collective_rounds(l, k.c, k.a, false, 1, {}, v);
+      // Per size factor: the steps, and the messages weighted by their repeats.
+      std::map<double, std::pair<double, double>> by_kept, by_grouped;
+      for (const auto& r : kept) {
+        CHECK(int64_t(r.messages.size()) == r.stats.messages);
+        by_kept[r.size_factor].first += r.repeat;
+        by_kept[r.size_factor].second += double(r.messages.size()) * r.repeat;
+      }
+      for (const auto& r : grouped) {
+        CHECK(r.messages.empty());
+        by_grouped[r.size_factor].first += r.repeat;
+        by_grouped[r.size_factor].second += double(r.stats.messages) * r.repeat;
+      }
+      CHECK(by_grouped == by_kept);
+    }
+  }
+}
