@@ -12,6 +12,7 @@
 
 #include "frontend/mpi_schema.h"
 #include "frontend/parse.h"
+#include "support/source_file.h"
 #include "support/suggest.h"
 #include "ir/verifier.h"
 
@@ -350,6 +351,23 @@ std::unique_ptr<Compiled> Session::compile_checked(const std::string& machine_fi
   return lower_checked(machine, app, std::move(bindings), std::move(keywords));
 }
 
+bool Session::load_openmpi_rules() {
+  if (openmpi_rules_) return true;
+  std::string text;
+  if (!support::read_source_file(options_.mpi_rules, text, diags_, {})) return false;
+  openmpi_rules_file_ = sources_.add(options_.mpi_rules, text);
+  std::string error;
+  uint32_t at = 0;
+  auto rules = mpi::parse_openmpi_rules(sources_.text(openmpi_rules_file_), error, at);
+  if (!rules) {
+    diags_.error(DiagKind::InvalidRulesFile, {openmpi_rules_file_, at, at + 1},
+                 fmt::format("--mpi-rules: {}", error));
+    return false;
+  }
+  openmpi_rules_ = std::make_shared<const mpi::OpenmpiRules>(std::move(*rules));
+  return true;
+}
+
 // Step 5: lower to IR. Parameters first, checked at once (a value out of its range must not shape the
 // topology); array sizes in the topology are evaluated with the bound values.
 std::unique_ptr<Compiled> Session::lower_checked(const Decl* machine, const Decl* app, lower::ParamBindings bindings,
@@ -361,6 +379,10 @@ std::unique_ptr<Compiled> Session::lower_checked(const Decl* machine, const Decl
   lower::Lowerer lowerer(sema_->program(), sources_, diags_, compiled->module, bound);
   lowerer.set_keyword_settings(compiled->keywords);
   lowerer.set_strategy_override(options_.strategy);
+  if (!options_.mpi_rules.empty()) {
+    if (!load_openmpi_rules()) return nullptr;
+    lowerer.set_openmpi_rules(openmpi_rules_.get(), openmpi_rules_file_);
+  }
   lowerer.lower_params({machine, app});
   compiled->bound.resize(compiled->module.params.size());
   for (const auto& [decl, value] : bound) compiled->bound[size_t(lowerer.slot_of(decl))] = value;

@@ -12,6 +12,7 @@
 #include "frontend/loader.h"
 #include "frontend/sema.h"
 #include "ir/ir.h"
+#include "engines/mpi/openmpi_rules.h"
 #include "lower/lower.h"
 
 namespace gpm::driver {
@@ -21,6 +22,7 @@ struct Options {
   std::string stdlib_dir;  // empty: the standard library found next to the sources or installed
   std::string strategy;    // non-empty: every `offload` uses this strategy (`--strategy`, `--compare strategy`)
   bool warnings_as_errors = false;  // --Werror
+  std::string mpi_rules;            // --mpi-rules: a user's Open MPI dynamic rules file, read at the first lowering
   // Parse only the standard-library declarations the model refers to (frontend::Loader::complete_prelude): the names
   // of its files, of the lowering's own calls (lower::stdlib_functions) and `referenced_names` (the words of the
   // command line, which --set and --vary values may use). A check that fails is run again on the whole prelude,
@@ -119,8 +121,12 @@ class Session {
                               lower::KeywordSettings& keywords);
   bool bind_settings(const std::vector<Setting>& settings, const std::vector<const frontend::Decl*>& owners,
                      lower::ParamBindings& bindings);
+  // Reads and checks the --mpi-rules file once (InvalidRulesFile, located in it).
+  bool load_openmpi_rules();
 
   Options options_;
+  std::shared_ptr<const mpi::OpenmpiRules> openmpi_rules_;
+  support::FileId openmpi_rules_file_ = support::kNoFile;
   support::SourceManager sources_;
   support::DiagnosticEngine diags_;
   frontend::Loader loader_;

@@ -29,6 +29,7 @@ enum class Collective;
 struct Layout;
 struct Round;
 struct LibraryChoice;
+struct OpenmpiRules;
 struct Choice;
 class CommEngine;
 }
@@ -85,6 +86,12 @@ class Lowerer {
   double eager_value(ValueId id);
   // Lowers every `offload` with this strategy instead of its own (`gpmc eval --strategy`, `--compare strategy`).
   void set_strategy_override(std::string strategy) { strategy_override_ = std::move(strategy); }
+  // A user's Open MPI dynamic rules (`--mpi-rules`), read from `file`: where the run's MPI library is Open MPI, a
+  // rule that names an algorithm decides instead of the fixed decision. Not owned; must outlive the lowering.
+  void set_openmpi_rules(const mpi::OpenmpiRules* rules, support::FileId file) {
+    openmpi_rules_ = rules;
+    openmpi_rules_file_ = file;
+  }
 
  private:
   struct FnEnv {
@@ -138,6 +145,9 @@ class Lowerer {
   // The MPI library the run names (`--set mpi_library`, else the machine's): 1 and `lib`, 0 for none, -1 after an
   // error.
   int mpi_library_of(const MpiMachineInfo& info, const frontend::TypeDecl*& lib);
+  // With --mpi-rules, whether the run's MPI library is Open MPI (reports otherwise), and a note at a rule.
+  bool openmpi_rules_mismatch(const frontend::Stmt& stmt, const frontend::TypeDecl* lib);
+  void note_openmpi_rule(int64_t at);
   int lower_library_choice(const frontend::Stmt& stmt, const MpiMachineInfo& info, mpi::Collective collective,
                            const mpi::Layout& layout, ValueId bytes, mpi::LibraryChoice& out, std::string& library);
   // The nccl model (lower_mpi_nccl.cpp): NCCL's tuner over bandwidths the fabric gives.
@@ -246,6 +256,9 @@ class Lowerer {
   KeywordSettings keywords_;
   std::shared_ptr<MpiMachineInfo> mpi_;
   std::string strategy_override_;
+  const mpi::OpenmpiRules* openmpi_rules_ = nullptr;
+  support::FileId openmpi_rules_file_ = support::kNoFile;
+  bool openmpi_rules_refused_ = false;
   std::unique_ptr<ir::Router> fabric_router_;
   std::shared_ptr<const std::vector<std::string>> component_names_;
   // The fabric engines built so far, by what decides them (lower_mpi_fabric.cpp): statements alike share one.

@@ -165,11 +165,12 @@ bool Lowerer::lower_alltoallv(const Stmt& s, const MpiMachineInfo& info, const m
     alg = word == "scattered" ? mpi::Algorithm::Scattered : mpi::Algorithm::Pairwise;
   } else {
     const TypeDecl* lib = nullptr;
-    if (mpi_library_of(info, lib) < 0) return false;
+    if (mpi_library_of(info, lib) < 0 || !openmpi_rules_mismatch(s, lib)) return false;
     if (lib && lib->component_kind == "openmpi_library") {
-      // Open MPI's tuned component decides an alltoallv by the rank count alone (coll_tuned_decision_fixed.c).
+      // Open MPI's tuned component decides an alltoallv by the rank count alone (coll_tuned_decision_fixed.c), or
+      // the user's rules file by the rank count.
       std::string why;
-      alg = mpi::openmpi_alltoallv_choice(layout.ranks, why);
+      alg = mpi::openmpi_alltoallv_choice(layout.ranks, openmpi_rules_, layout, why);
       chosen_by = lib->name;
       library_note = fmt::format("{}'s choice ({})", lib->name, why);
       m_.library_choices = true;

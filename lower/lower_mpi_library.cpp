@@ -36,11 +36,31 @@ int Lowerer::mpi_library_of(const MpiMachineInfo& info, const TypeDecl*& lib) {
   return lib ? 1 : 0;
 }
 
+bool Lowerer::openmpi_rules_mismatch(const Stmt& s, const TypeDecl* lib) {
+  if (!openmpi_rules_ || (lib && lib->component_kind == "openmpi_library")) return true;
+  if (openmpi_rules_refused_) return false;  // said once, at the first collective
+  openmpi_rules_refused_ = true;
+  diags_.error(DiagKind::ConflictingAttributes, s.range,
+               fmt::format("`mpi {}`: --mpi-rules gives Open MPI's rules, and this run's MPI library is {}: name Open "
+                           "MPI's (`--set mpi_library=openmpi`, or `mpi_library = openmpi` in the machine's mpi "
+                           "section)",
+                           s.name, lib ? fmt::format("`{}`", lib->name) : "none"));
+  return false;
+}
+
+void Lowerer::note_openmpi_rule(int64_t at) {
+  if (at >= 0 && openmpi_rules_file_ != support::kNoFile)
+    diags_.note({openmpi_rules_file_, uint32_t(at), uint32_t(at) + 1}, "the rule that chose it");
+}
+
 int Lowerer::lower_library_choice(const Stmt& s, const MpiMachineInfo& info, mpi::Collective c,
                                   const mpi::Layout& layout, ValueId bytes, mpi::LibraryChoice& out,
                                   std::string& library) {
   const TypeDecl* lib = nullptr;
-  if (int found = mpi_library_of(info, lib); found <= 0) return found;
+  const int found = mpi_library_of(info, lib);
+  if (found < 0) return found;
+  if (!openmpi_rules_mismatch(s, lib)) return -1;
+  if (found == 0) return 0;
   library = lib->name;
   const bool openmpi = lib->component_kind == "openmpi_library";
   // The library's thresholds, in the order the choice reads them (sema requires every one; a guard for hand-built
@@ -91,7 +111,14 @@ int Lowerer::lower_library_choice(const Stmt& s, const MpiMachineInfo& info, mpi
   if (!std::isfinite(n) || n < 0) return -1;  // the operation's checks report it
   if (openmpi) {
     // Open MPI decides by bytes alone (its total_dsize), whatever the element size.
-    out = mpi::openmpi_choice(values, c, layout, n);
+    out = mpi::openmpi_choice(values, c, layout, n, openmpi_rules_);
+    if (!out.unmodelled.empty()) {
+      diags_.error(DiagKind::UnsupportedRule, s.range,
+                   fmt::format("`mpi {}` of {:g} B over {} ranks: {}'s choice is {}: {}", s.name, n, layout.ranks,
+                               lib->name, out.why, out.unmodelled));
+      note_openmpi_rule(out.rule_at);
+      return -1;
+    }
     if (!out.substitute.empty())
       diags_.warning(DiagKind::ModelSubstituted, s.range, fmt::format("`mpi {}` of {:g} B over {} ranks: {}", s.name, n,
                                                                       layout.ranks, out.substitute));

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engines/mpi/openmpi_rules.h"
 #include "engines/mpi/pattern.h"
 
 namespace gpm::mpi {
@@ -21,6 +22,8 @@ struct LibraryChoice {
   NodeAware node_aware;
   Variant variant;  // the chains, radix or parts of the algorithm (Open MPI's)
   std::string substitute;  // non-empty: the library runs what gpmc does not model, and what is priced instead
+  std::string unmodelled;  // non-empty: a user's rule asks for what gpmc does not model (an error)
+  int64_t rule_at = -1;    // the byte offset of the user's rule that decided, or -1
   std::string why;        // the rule that chose it, for the report
   bool counted = false;   // an element count decided it, and another element size (1 to 16 B) would decide otherwise
 };
@@ -34,8 +37,10 @@ LibraryChoice mpich_choice(const std::vector<double>& values, Collective c, cons
 const std::vector<std::string>& openmpi_library_attributes();
 // Open MPI's choice (its `tuned` component's fixed decisions, openmpi_choice.cpp) for `c` over the ranks of `layout`
 // with `bytes` (the operation's `bytes`); `values` holds the type's attributes in openmpi_library_attributes() order.
-LibraryChoice openmpi_choice(const std::vector<double>& values, Collective c, const Layout& layout, double bytes);
-// Open MPI's alltoallv over `ranks` (by rank count alone): Linear or Pairwise, and the rule.
-Algorithm openmpi_alltoallv_choice(int64_t ranks, std::string& why);
+// With `rules` (a user's dynamic rules file, `--mpi-rules`), a rule that names an algorithm decides instead.
+LibraryChoice openmpi_choice(const std::vector<double>& values, Collective c, const Layout& layout, double bytes,
+                             const OpenmpiRules* rules = nullptr);
+// Open MPI's alltoallv over `ranks` (by rank count alone, or the rules file's): Linear or Pairwise, and the rule.
+Algorithm openmpi_alltoallv_choice(int64_t ranks, const OpenmpiRules* rules, const Layout& layout, std::string& why);
 
 }  // namespace gpm::mpi

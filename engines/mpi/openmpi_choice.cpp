@@ -1,11 +1,12 @@
 // openmpi_choice.cpp: Open MPI's choice of a collective's algorithm (library_choice.h): the `tuned` component's fixed
 // decisions, ompi/mca/coll/tuned/coll_tuned_decision_fixed.c (github.com/open-mpi/ompi, main of 2026), read for an
 // intra-communicator and a commutative operation. Their switch points (bands of communicator sizes, each a list of
-// message sizes) are written below as tables of the same numbers, which "were generated based off of results that
-// were gathered using the ompi-collectives-tuning package" and averaged over several clusters (the file's own
-// words); the algorithm numbers are those of each collective's coll_tuned_<collective>_algorithm parameter.
+// message sizes) are written below as tables of the same numbers; the file says they are averages of measurements
+// that several developers took on their clusters with the ompi-collectives-tuning package. The algorithm numbers are
+// those of each collective's coll_tuned_<collective>_algorithm parameter.
 // The parameters the decisions pass with them (the reduce's fan-out 2, segment sizes of 0: one segment) and the
 // component's defaults (the k-nomial broadcast's radix 4) come from the `openmpi_library` type (stdlib/mpi.gpm).
+// A user's dynamic rules file (openmpi_rules.h), where given, decides first, as Open MPI's dynamic decisions do.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "engines/mpi/library_choice.h"
+#include "engines/mpi/openmpi_rules.h"
 
 namespace gpm::mpi {
 
@@ -160,72 +162,272 @@ int decide(const Band (&bands)[N], int64_t p, double bytes) {
   return decide(bands, N, p, bytes);
 }
 
+int fixed_decision(Collective c, int64_t p, double n) {
+  switch (c) {
+    case Collective::Allreduce: return decide(kAllreduce, p, n);
+    case Collective::Bcast: return decide(kBcast, p, n);
+    case Collective::Reduce: return decide(kReduce, p, n);
+    case Collective::Allgather: return decide(kAllgather, p, n);
+    case Collective::ReduceScatter: return decide(kReduceScatter, p, n);
+    case Collective::Alltoall: return decide(kAlltoall, p, n);
+    case Collective::Gather: return decide(kGather, p, n);
+    case Collective::Scatter: return decide(kScatter, p, n);
+    default: return decide(kBarrier, p, 0);
+  }
+}
+
 bool power_of_two(int64_t p) { return p > 0 && (p & (p - 1)) == 0; }
 
-std::string rule_text(const char* table, int alg, const char* name, int64_t p, double bytes) {
-  return fmt::format("{} algorithm {} ({}) for {} ranks and {:g} B", table, alg, name, p, bytes);
+// What a choice needs: the type's values, the layout, the operation's bytes and the user's rules (or null).
+struct Context {
+  const std::vector<double>& v;
+  const Layout& l;
+  double n;
+  const OpenmpiRules* rules;
+};
+
+// Open MPI's algorithm for `c`: a rule of the user's file that names one (not 0), else the fixed decision; with the
+// fan-out and segment size it runs with, and the text that says which decided.
+struct Decision {
+  int alg = 0;
+  int64_t faninout = 0, segsize = 0, reqs = 0;
+  const OpenmpiMsgRule* rule = nullptr;
+  std::string why;
+};
+
+// The bytes Open MPI's dynamic decisions compare with a rule's message sizes (coll_tuned_decision_dynamic.c): the
+// buffer of an all-reduce, bcast or reduce, the whole vector of a reduce-scatter, the ranks' blocks together of an
+// all-to-all, all-gather, gather or scatter, nothing for a barrier.
+double rules_bytes(Collective c, int64_t p, double n) {
+  switch (c) {
+    case Collective::Alltoall:
+    case Collective::Allgather:
+    case Collective::Gather:
+    case Collective::Scatter: return n * double(p);
+    case Collective::Barrier: return 0;
+    default: return n;
+  }
+}
+
+Decision decision(const Context& x, Collective c) {
+  Decision d;
+  const int64_t p = x.l.ranks;
+  const auto& names = openmpi_algorithm_names(openmpi_collective_name(c));
+  auto name = [&](int alg) { return alg >= 0 && size_t(alg) < names.size() ? names[size_t(alg)] : std::string("?"); };
+  if (x.rules) {
+    const double bytes = rules_bytes(c, p, x.n);
+    if (const OpenmpiMsgRule* r = find_openmpi_rule(*x.rules, openmpi_collective_name(c), x.l, bytes); r && r->alg) {
+      d.alg = r->alg;
+      d.faninout = r->faninout;
+      d.segsize = r->segsize;
+      d.reqs = r->reqs;
+      d.rule = r;
+      d.why = fmt::format("the rules file's {} algorithm {} ({}) for {} ranks and {:g} B", openmpi_collective_name(c),
+                          d.alg, name(d.alg), p, bytes);
+      return d;
+    }
+  }
+  d.alg = fixed_decision(c, p, x.n);
+  // The fan-outs the fixed decisions pass: the reduce's 2 (the type's reduce_chains), the all-gather's 2 (Bruck's
+  // radix), the bcast's 0 (raised to one chain: the type's bcast_chains).
+  d.faninout = c == Collective::Reduce ? int64_t(x.v[kReduceChains])
+               : c == Collective::Bcast ? int64_t(x.v[kBcastChains])
+               : c == Collective::Allgather ? 2
+                                            : 0;
+  d.why = c == Collective::Barrier
+              ? fmt::format("barrier algorithm {} ({}) for {} ranks", d.alg, name(d.alg), p)
+              : fmt::format("{} algorithm {} ({}) for {} ranks and {:g} B", collective_name(c), d.alg, name(d.alg), p,
+                            x.n);
+  return d;
 }
 
 struct Pick {
   Algorithm algorithm = Algorithm::BinomialTree;
   std::string why;
-  std::string substitute;  // non-empty: Open MPI runs something gpmc does not model; what is priced instead
+  std::string substitute;  // Open MPI runs something gpmc prices otherwise (a warning)
+  std::string unmodelled;  // a user's rule asks for what gpmc does not model (an error)
+  const OpenmpiMsgRule* rule = nullptr;
   int64_t chains = 1;
+  Variant parts;  // a non-overlapping composition's parts
 };
 
-Pick bcast_pick(const std::vector<double>& v, int64_t p, double n) {
-  const int alg = decide(kBcast, p, n);
-  static const char* names[] = {"", "basic_linear", "chain", "pipeline", "split_binary_tree", "binary_tree",
-                                "binomial", "knomial", "scatter_allgather", "scatter_allgather_ring"};
-  Pick out;
-  out.why = rule_text("bcast", alg, alg >= 1 && alg <= 9 ? names[alg] : "?", p, n);
-  switch (alg) {
-    case 1: out.algorithm = Algorithm::Linear; break;
-    case 2:
-      out.algorithm = Algorithm::Chain;
-      out.chains = int64_t(v[kBcastChains]); break;
-    case 3:
-      out.algorithm = Algorithm::Chain;
-      out.why += ": no segment size, so one chain carrying the whole message"; break;
-    case 4: out.algorithm = Algorithm::SplitBinaryTree; break;
-    case 5: out.algorithm = Algorithm::BinaryTree; break;
-    case 7: out.algorithm = Algorithm::Knomial; break;
-    case 8:
-      if (power_of_two(p)) {
-        out.algorithm = Algorithm::ScatterDoublingAllgather;
-      } else {
-        out.algorithm = Algorithm::ScatterAllgather;
-        out.substitute = fmt::format(
-            "Open MPI's scatter_allgather gathers by recursive doubling with extra halving exchanges when the rank "
-            "count ({}) is not a power of two, which gpmc does not model; priced as scatter_allgather (the ring "
-            "gather)",
-            p);
-      }
-      break;
-    case 9: out.algorithm = Algorithm::ScatterAllgather; break;
-    default: out.algorithm = Algorithm::BinomialTree; break;
-  }
-  return out;
+// gpmc's algorithm for Open MPI's decision `d` of `c`.
+Pick pick(const Context& x, Collective c, const Decision& d);
+
+// What a user's rule asks for that gpmc does not model: segments, a request limit, a radix.
+std::string unmodelled_parameters(Collective c, const Decision& d, int64_t p) {
+  if (!d.rule) return "";
+  const bool segmented = (c == Collective::Bcast && d.alg >= 2 && d.alg <= 7) ||
+                         (c == Collective::Reduce && d.alg >= 2 && d.alg <= 6) ||
+                         (c == Collective::Allreduce && d.alg == 5) || (c == Collective::Gather && d.alg == 3);
+  if (segmented && d.segsize > 0)
+    return fmt::format("with seg_size {} (segments of the message, which gpmc does not model for it: every hop moves "
+                       "the whole message; remove seg_size or give 0)",
+                       d.segsize);
+  if (c == Collective::Alltoall && d.alg == 4 && d.reqs > 0 && d.reqs < p - 1)
+    return fmt::format("with reqs {} (at most that many requests outstanding, which gpmc does not model: it posts "
+                       "all {} at once)",
+                       d.reqs, p - 1);
+  if (c == Collective::Allgather && d.alg == 2 && d.faninout != 0 && d.faninout != 2)
+    return fmt::format("with faninout {} (a Bruck radix other than 2, which gpmc does not model)", d.faninout);
+  return "";
 }
 
-Pick reduce_pick(const std::vector<double>& v, int64_t p, double n) {
-  const int alg = decide(kReduce, p, n);
-  static const char* names[] = {"", "linear", "chain", "pipeline", "binary", "binomial", "in-order_binary",
-                                "rabenseifner"};
+Pick pick(const Context& x, Collective c, const Decision& d) {
+  const int64_t p = x.l.ranks;
   Pick out;
-  out.why = rule_text("reduce", alg, alg >= 1 && alg <= 7 ? names[alg] : "?", p, n);
-  switch (alg) {
-    case 1: out.algorithm = Algorithm::Linear; break;
-    case 2:
-      out.algorithm = Algorithm::Chain;
-      out.chains = int64_t(v[kReduceChains]); break;
-    case 3:
-      out.algorithm = Algorithm::Chain;
-      out.why += ": no segment size, so one chain carrying the whole message"; break;
-    case 4: out.algorithm = Algorithm::BinaryTree; break;
-    case 6: out.algorithm = Algorithm::InOrderBinaryTree; break;
-    case 7: out.algorithm = Algorithm::Rabenseifner; break;
-    default: out.algorithm = Algorithm::BinomialTree; break;
+  out.why = d.why;
+  out.rule = d.rule;
+  out.unmodelled = unmodelled_parameters(c, d, p);
+  auto lacks = [&](const char* what) {
+    out.unmodelled = fmt::format("Open MPI's {} algorithm {} ({}), which gpmc does not model", openmpi_collective_name(c),
+                                 d.alg, what);
+  };
+  auto chains = [&](int64_t f) { return std::max<int64_t>(1, f); };  // build_chain raises a fan-out below 1 to 1
+  // A composition's parts: the reduce (and bcast) Open MPI's tuned component would run for the same buffer.
+  auto part = [&](Collective pc, Algorithm& a, int64_t& n_chains) {
+    Pick sub = pick(x, pc, decision(x, pc));
+    a = sub.algorithm;
+    n_chains = sub.chains;
+    out.why += fmt::format("; its {}: {}", collective_name(pc), sub.why);
+    if (out.substitute.empty()) out.substitute = sub.substitute;
+    if (out.unmodelled.empty()) {
+      out.unmodelled = sub.unmodelled;
+      if (!sub.unmodelled.empty()) out.rule = sub.rule;
+    }
+  };
+  switch (c) {
+    case Collective::Allreduce:
+      switch (d.alg) {
+        case 1: out.algorithm = Algorithm::Linear; break;
+        case 2:
+          // ompi_coll_base_allreduce_intra_nonoverlapping: the communicator's reduce, then its bcast.
+          out.algorithm = Algorithm::NonOverlapping;
+          part(Collective::Reduce, out.parts.reduce_part, out.parts.reduce_part_chains);
+          part(Collective::Bcast, out.parts.bcast_part, out.parts.bcast_part_chains);
+          break;
+        case 3: out.algorithm = Algorithm::RecursiveDoubling; break;
+        case 5:
+          out.algorithm = Algorithm::Ring;
+          out.why += ": no segment size, so Open MPI runs its plain ring";
+          break;
+        case 6: out.algorithm = Algorithm::Rabenseifner; break;
+        case 7: lacks("allgather_reduce"); break;
+        default: out.algorithm = Algorithm::Ring; break;
+      }
+      break;
+    case Collective::Bcast:
+      switch (d.alg) {
+        case 1: out.algorithm = Algorithm::Linear; break;
+        case 2:
+          out.algorithm = Algorithm::Chain;
+          out.chains = chains(d.faninout);
+          break;
+        case 3:
+          out.algorithm = Algorithm::Chain;
+          if (d.segsize == 0) out.why += ": no segment size, so one chain carrying the whole message";
+          break;
+        case 4: out.algorithm = Algorithm::SplitBinaryTree; break;
+        case 5: out.algorithm = Algorithm::BinaryTree; break;
+        case 7: out.algorithm = Algorithm::Knomial; break;
+        case 8:
+          if (power_of_two(p)) {
+            out.algorithm = Algorithm::ScatterDoublingAllgather;
+          } else {
+            out.algorithm = Algorithm::ScatterAllgather;
+            out.substitute = fmt::format(
+                "Open MPI's scatter_allgather gathers by recursive doubling with extra halving exchanges when the "
+                "rank count ({}) is not a power of two, which gpmc does not model; priced as scatter_allgather (the "
+                "ring gather)",
+                p);
+          }
+          break;
+        case 9: out.algorithm = Algorithm::ScatterAllgather; break;
+        default: out.algorithm = Algorithm::BinomialTree; break;
+      }
+      break;
+    case Collective::Reduce:
+      switch (d.alg) {
+        case 1: out.algorithm = Algorithm::Linear; break;
+        case 2:
+          out.algorithm = Algorithm::Chain;
+          out.chains = chains(d.faninout);
+          break;
+        case 3:
+          out.algorithm = Algorithm::Chain;
+          if (d.segsize == 0) out.why += ": no segment size, so one chain carrying the whole message";
+          break;
+        case 4: out.algorithm = Algorithm::BinaryTree; break;
+        case 6: out.algorithm = Algorithm::InOrderBinaryTree; break;
+        case 7: out.algorithm = Algorithm::Rabenseifner; break;
+        case 8: lacks("knomial"); break;
+        default: out.algorithm = Algorithm::BinomialTree; break;
+      }
+      break;
+    case Collective::Allgather:
+      switch (d.alg) {
+        case 1: lacks("linear"); break;
+        case 2: out.algorithm = Algorithm::Bruck; break;
+        case 3:
+          out.algorithm = power_of_two(p) ? Algorithm::RecursiveDoubling : Algorithm::Bruck;
+          if (!power_of_two(p)) out.why += ": the rank count is not a power of two, so Open MPI runs Bruck's";
+          break;
+        case 5: out.algorithm = Algorithm::NeighborExchange; break;
+        case 6:
+          out.algorithm = Algorithm::Ring;
+          out.why += ": one exchange between the two ranks";
+          break;
+        case 7: lacks("sparbit"); break;
+        case 8: lacks("direct-messaging"); break;
+        default: out.algorithm = Algorithm::Ring; break;
+      }
+      break;
+    case Collective::ReduceScatter:
+      switch (d.alg) {
+        case 1:
+          out.algorithm = Algorithm::NonOverlapping;
+          part(Collective::Reduce, out.parts.reduce_part, out.parts.reduce_part_chains);
+          break;
+        case 2: out.algorithm = Algorithm::RecursiveHalving; break;
+        case 4: out.algorithm = Algorithm::Butterfly; break;
+        default: out.algorithm = Algorithm::Ring; break;
+      }
+      break;
+    case Collective::Alltoall:
+      switch (d.alg) {
+        case 1: out.algorithm = Algorithm::Linear; break;
+        case 3: out.algorithm = Algorithm::Bruck; break;
+        case 4:
+          out.algorithm = Algorithm::Linear;
+          out.why += ": with no limit on outstanding requests (the default), every message at once";
+          break;
+        case 5:
+          out.algorithm = Algorithm::Pairwise;
+          out.why += ": one exchange between the two ranks";
+          break;
+        default: out.algorithm = Algorithm::Pairwise; break;
+      }
+      break;
+    case Collective::Gather:
+      out.algorithm = d.alg == 1 ? Algorithm::Linear : d.alg == 3 ? Algorithm::LinearSync : Algorithm::BinomialTree;
+      break;
+    case Collective::Scatter: out.algorithm = d.alg == 2 ? Algorithm::BinomialTree : Algorithm::Linear; break;
+    default:  // barrier
+      switch (d.alg) {
+        case 1: out.algorithm = Algorithm::Linear; break;
+        case 2: lacks("double_ring"); break;
+        case 3:
+        case 5: out.algorithm = Algorithm::RecursiveDoubling; break;  // two_proc: the one exchange of two ranks
+        case 6:
+          out.algorithm = Algorithm::BinomialTree;
+          out.why += ": a binomial fan-in and fan-out";
+          break;
+        default:
+          out.algorithm = Algorithm::Dissemination;
+          out.why += ": the dissemination barrier";
+          break;
+      }
+      break;
   }
   return out;
 }
@@ -237,133 +439,31 @@ const std::vector<std::string>& openmpi_library_attributes() {
   return names;
 }
 
-LibraryChoice openmpi_choice(const std::vector<double>& v, Collective c, const Layout& l, double n) {
-  const int64_t p = l.ranks;
+LibraryChoice openmpi_choice(const std::vector<double>& v, Collective c, const Layout& l, double n,
+                             const OpenmpiRules* rules) {
+  const Context x{v, l, n, rules};
+  Pick got = pick(x, c, decision(x, c));
   LibraryChoice out;
+  out.algorithm = got.algorithm;
+  out.why = got.why;
+  out.substitute = got.substitute;
+  out.unmodelled = got.unmodelled;
+  out.rule_at = got.rule ? int64_t(got.rule->at) : -1;
+  out.variant = got.parts;
   out.variant.radix = int64_t(v[kBcastKnomialRadix]);
-  out.variant.bcast_chains = int64_t(v[kBcastChains]);
-  out.variant.reduce_chains = int64_t(v[kReduceChains]);
-  auto take = [&](const Pick& pick) {
-    out.algorithm = pick.algorithm;
-    out.why = pick.why;
-    out.substitute = pick.substitute;
-    if (pick.algorithm == Algorithm::Chain)
-      (c == Collective::Bcast ? out.variant.bcast_chains : out.variant.reduce_chains) = pick.chains;
-  };
-  auto set = [&](Algorithm a, std::string why) {
-    out.algorithm = a;
-    out.why = std::move(why);
-  };
-  switch (c) {
-    case Collective::Allreduce: {
-      const int alg = decide(kAllreduce, p, n);
-      static const char* names[] = {"", "basic_linear", "nonoverlapping", "recursive_doubling", "ring",
-                                    "segmented_ring", "rabenseifner"};
-      std::string why = rule_text("allreduce", alg, alg >= 1 && alg <= 6 ? names[alg] : "?", p, n);
-      switch (alg) {
-        case 1: set(Algorithm::Linear, why); break;
-        case 2: {
-          // ompi_coll_base_allreduce_intra_nonoverlapping: the communicator's reduce, then its bcast, each as the
-          // tuned component decides them for the same buffer.
-          Pick r = reduce_pick(v, p, n), b = bcast_pick(v, p, n);
-          set(Algorithm::NonOverlapping, fmt::format("{}; its reduce: {}; its bcast: {}", why, r.why, b.why));
-          out.variant.reduce_part = r.algorithm;
-          out.variant.reduce_part_chains = r.chains;
-          out.variant.bcast_part = b.algorithm;
-          out.variant.bcast_part_chains = b.chains;
-          out.substitute = !r.substitute.empty() ? r.substitute : b.substitute;
-          break;
-        }
-        case 3: set(Algorithm::RecursiveDoubling, why); break;
-        case 5: set(Algorithm::Ring, why + ": no segment size, so Open MPI runs its plain ring"); break;
-        case 6: set(Algorithm::Rabenseifner, why); break;
-        default: set(Algorithm::Ring, why); break;
-      }
-      break;
-    }
-    case Collective::Bcast: take(bcast_pick(v, p, n)); break;
-    case Collective::Reduce: take(reduce_pick(v, p, n)); break;
-    case Collective::Allgather: {
-      const int alg = decide(kAllgather, p, n);
-      static const char* names[] = {"", "linear", "bruck", "recursive_doubling", "ring", "neighbor", "two_proc"};
-      std::string why = rule_text("allgather", alg, alg >= 1 && alg <= 6 ? names[alg] : "?", p, n);
-      switch (alg) {
-        case 2: set(Algorithm::Bruck, why); break;
-        case 3:
-          if (power_of_two(p)) set(Algorithm::RecursiveDoubling, why);
-          else set(Algorithm::Bruck, why + ": the rank count is not a power of two, so Open MPI runs Bruck's");
-          break;
-        case 5: set(Algorithm::NeighborExchange, why); break;
-        case 6: set(Algorithm::Ring, why + ": one exchange between the two ranks"); break;
-        default: set(Algorithm::Ring, why); break;
-      }
-      break;
-    }
-    case Collective::ReduceScatter: {
-      const int alg = decide(kReduceScatter, p, n);
-      static const char* names[] = {"", "non-overlapping", "recursive_halving", "ring", "butterfly"};
-      std::string why = rule_text("reduce_scatter", alg, alg >= 1 && alg <= 4 ? names[alg] : "?", p, n);
-      switch (alg) {
-        case 1: {
-          Pick r = reduce_pick(v, p, n);
-          set(Algorithm::NonOverlapping, fmt::format("{}; its reduce: {}", why, r.why));
-          out.variant.reduce_part = r.algorithm;
-          out.variant.reduce_part_chains = r.chains;
-          out.substitute = r.substitute;
-          break;
-        }
-        case 2: set(Algorithm::RecursiveHalving, why); break;
-        case 4: set(Algorithm::Butterfly, why); break;
-        default: set(Algorithm::Ring, why); break;
-      }
-      break;
-    }
-    case Collective::Alltoall: {
-      const int alg = decide(kAlltoall, p, n);
-      static const char* names[] = {"", "linear", "pairwise", "modified_bruck", "linear_sync", "two_proc"};
-      std::string why = rule_text("alltoall", alg, alg >= 1 && alg <= 5 ? names[alg] : "?", p, n);
-      switch (alg) {
-        case 1: set(Algorithm::Linear, why); break;
-        case 3: set(Algorithm::Bruck, why); break;
-        case 4:
-          set(Algorithm::Linear, why + ": with no limit on outstanding requests (the default), every message at once");
-          break;
-        case 5: set(Algorithm::Pairwise, why + ": one exchange between the two ranks"); break;
-        default: set(Algorithm::Pairwise, why); break;
-      }
-      break;
-    }
-    case Collective::Gather: {
-      const int alg = decide(kGather, p, n);
-      static const char* names[] = {"", "basic_linear", "binomial", "linear_sync"};
-      std::string why = rule_text("gather", alg, alg >= 1 && alg <= 3 ? names[alg] : "?", p, n);
-      set(alg == 1 ? Algorithm::Linear : alg == 3 ? Algorithm::LinearSync : Algorithm::BinomialTree, why);
-      break;
-    }
-    case Collective::Scatter: {
-      const int alg = decide(kScatter, p, n);
-      static const char* names[] = {"", "basic_linear", "binomial", "linear_nb"};
-      std::string why = rule_text("scatter", alg, alg >= 1 && alg <= 3 ? names[alg] : "?", p, n);
-      set(alg == 2 ? Algorithm::BinomialTree : Algorithm::Linear, why);
-      break;
-    }
-    default: {  // barrier
-      const int alg = decide(kBarrier, p, 0);
-      static const char* names[] = {"", "linear", "double_ring", "recursive_doubling", "bruck", "two_proc", "tree"};
-      std::string why = fmt::format("barrier algorithm {} ({}) for {} ranks", alg,
-                                    alg >= 1 && alg <= 6 ? names[alg] : "?", p);
-      set(alg == 1   ? Algorithm::Linear
-          : alg == 3 ? Algorithm::RecursiveDoubling
-          : alg == 6 ? Algorithm::BinomialTree
-                     : Algorithm::Dissemination,
-          alg == 4 ? why + ": the dissemination barrier" : alg == 6 ? why + ": a binomial fan-in and fan-out" : why);
-      break;
-    }
-  }
+  out.variant.bcast_chains = c == Collective::Bcast ? got.chains : int64_t(v[kBcastChains]);
+  out.variant.reduce_chains = c == Collective::Reduce ? got.chains : int64_t(v[kReduceChains]);
   return out;
 }
 
-Algorithm openmpi_alltoallv_choice(int64_t p, std::string& why) {
+Algorithm openmpi_alltoallv_choice(int64_t p, const OpenmpiRules* rules, const Layout& l, std::string& why) {
+  // A rules file's alltoallv rules are matched with a message size of 0 (Open MPI knows no total there).
+  if (rules)
+    if (const OpenmpiMsgRule* r = find_openmpi_rule(*rules, "alltoallv", l, 0); r && r->alg) {
+      why = fmt::format("the rules file's alltoallv algorithm {} ({}) for {} ranks", r->alg,
+                        r->alg == 1 ? "basic_linear" : "pairwise", p);
+      return r->alg == 1 ? Algorithm::Linear : Algorithm::Pairwise;
+    }
   const int alg = decide(kAlltoallv, p, 0);
   why = fmt::format("alltoallv algorithm {} ({}) for {} ranks", alg, alg == 1 ? "basic_linear" : "pairwise", p);
   return alg == 1 ? Algorithm::Linear : Algorithm::Pairwise;

@@ -101,9 +101,9 @@ TEST_CASE("mpi openmpi: allgather, reduce_scatter, alltoall(v), gather, scatter 
   CHECK(choose(Collective::Alltoall, 40, 1 << 20).algorithm == Algorithm::Linear);  // linear_sync, no limit
   CHECK(choose(Collective::Alltoall, 100, 1 << 20).algorithm == Algorithm::Pairwise);
   std::string why;
-  CHECK(openmpi_alltoallv_choice(3, why) == Algorithm::Pairwise);
-  CHECK(openmpi_alltoallv_choice(100, why) == Algorithm::Pairwise);
-  CHECK(openmpi_alltoallv_choice(200, why) == Algorithm::Linear);
+  CHECK(openmpi_alltoallv_choice(3, nullptr, make_layout(3, 1, 1, Mapping{}), why) == Algorithm::Pairwise);
+  CHECK(openmpi_alltoallv_choice(100, nullptr, make_layout(100, 1, 1, Mapping{}), why) == Algorithm::Pairwise);
+  CHECK(openmpi_alltoallv_choice(200, nullptr, make_layout(200, 1, 1, Mapping{}), why) == Algorithm::Linear);
   CHECK(choose(Collective::Gather, 6, 100).algorithm == Algorithm::BinomialTree);
   CHECK(choose(Collective::Gather, 6, 4096).algorithm == Algorithm::Linear);
   CHECK(choose(Collective::Gather, 6, 1 << 20).algorithm == Algorithm::LinearSync);
@@ -113,4 +113,41 @@ TEST_CASE("mpi openmpi: allgather, reduce_scatter, alltoall(v), gather, scatter 
   CHECK(choose(Collective::Barrier, 6, 0).algorithm == Algorithm::Linear);
   CHECK(choose(Collective::Barrier, 100, 0).algorithm == Algorithm::Dissemination);  // bruck
   CHECK(choose(Collective::Barrier, 300, 0).algorithm == Algorithm::BinomialTree);   // tree
+}
+
+TEST_CASE("mpi openmpi: a rules file, its first matching rules, and its errors with their places") {
+  const std::string text = R"({
+  "rule_file_version": 3, "module": "tuned",
+  "collectives": {
+    "allreduce": [
+      { "comm_size_min": 8, "comm_size_max": 64,
+        "rules": [ { "msg_size_max": 4096, "alg": "recursive_doubling" }, { "msg_size_min": 4097, "alg": 4 } ] },
+      { "comm_size_min": 8, "rules": [ { "alg": "rabenseifner" } ] } ],
+    "bcast": [ { "comm_rank_distribution": "single-node", "rules": [ { "alg": "chain", "faninout": 3 } ] } ] } })";
+  std::string error;
+  uint32_t at = 0;
+  auto rules = parse_openmpi_rules(text, error, at);
+  REQUIRE(rules);
+  Layout sixteen = make_layout(16, 4, 4, Mapping{});
+  // Open MPI takes the first communicator rule that holds, then only its message rules (bounds inclusive).
+  REQUIRE(find_openmpi_rule(*rules, "allreduce", sixteen, 4096));
+  CHECK(find_openmpi_rule(*rules, "allreduce", sixteen, 4096)->alg == 3);
+  CHECK(find_openmpi_rule(*rules, "allreduce", sixteen, 4097)->alg == 4);
+  CHECK(find_openmpi_rule(*rules, "allreduce", make_layout(100, 4, 4, Mapping{}), 1)->alg == 6);
+  CHECK(!find_openmpi_rule(*rules, "allreduce", make_layout(4, 4, 4, Mapping{}), 1));
+  CHECK(!find_openmpi_rule(*rules, "bcast", sixteen, 1));                  // four nodes: not single-node
+  CHECK(find_openmpi_rule(*rules, "bcast", make_layout(4, 4, 4, Mapping{}), 1)->faninout == 3);
+  auto chosen = openmpi_choice(kOpenmpi, Collective::Allreduce, sixteen, 1 << 20, &*rules);
+  CHECK(chosen.algorithm == Algorithm::Ring);
+  CHECK(chosen.rule_at > 0);
+  CHECK(text.substr(size_t(chosen.rule_at), 16) == R"({ "msg_size_min")");
+  // Errors: where the JSON stops, or the value that is wrong.
+  CHECK(!parse_openmpi_rules(R"({ "module": )", error, at));
+  CHECK(error.find("not JSON") == 0);
+  const std::string bad = R"({ "rule_file_version": 3, "module": "tuned", "collectives": { "gather": [ { "rules": [ { "alg": 9 } ] } ] } })";
+  CHECK(!parse_openmpi_rules(bad, error, at));
+  CHECK(error.find("/collectives/gather/0/rules/0/alg") == 0);
+  CHECK(bad.substr(at, 1) == "9");
+  CHECK(!parse_openmpi_rules(R"({ "rule_file_version": 3, "module": "han", "collectives": {} })", error, at));
+  CHECK(error.find("/module") == 0);
 }

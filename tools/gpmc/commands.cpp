@@ -24,6 +24,7 @@ driver::Options options_of(const CommonOptions& common) {
   driver::Options options;
   options.include_dirs = common.include_dirs;
   options.warnings_as_errors = common.warnings_as_errors;
+  options.mpi_rules = common.mpi_rules;
   options.lazy_prelude = common.lazy_prelude;
   options.referenced_names = common.command_words;
   return options;

@@ -17,6 +17,7 @@ extern const char* const kCommit;
 struct CommonOptions {
   std::vector<std::string> include_dirs;
   bool warnings_as_errors = false;  // --Werror
+  std::string mpi_rules;            // --mpi-rules: a user's Open MPI dynamic rules file
   uint64_t max_source_bytes = support::kMaxSourceBytes;  // --max-source-bytes (support/limits.h)
   uint64_t max_flows = support::kMaxFlowsPerBlock;       // --max-flows
   // A command that loads its files once parses only the standard-library declarations they, or a word of the

@@ -74,6 +74,12 @@ static int run_gpmc(int argc, char** argv) {
         ->capture_default_str();
     gpm::cli::add_diagnostic_options(sub, diagnostic_options);
   };
+  // The commands that lower a model: where its MPI library is Open MPI, a user's rules may choose its algorithms.
+  auto add_mpi_rules = [&](CLI::App* sub) {
+    sub->add_option("--mpi-rules", common.mpi_rules,
+                    "Open MPI dynamic rules file (JSON, its tuned component's schema): where the MPI library is "
+                    "Open MPI, its rules choose the collectives' algorithms");
+  };
 
   auto* check = app.add_subcommand("check", "Check files; silent with exit status 0 when they are clean");
   check->add_option("files", check_files, ".gpm files")->required();
@@ -119,6 +125,7 @@ static int run_gpmc(int argc, char** argv) {
   eval->add_option("--flows-out", eval_options.flows_out,
                    "Write every flow of the app's `flows` blocks to FILE.csv (size, start, end, route); - for stdout");
   add_includes(eval);
+  add_mpi_rules(eval);
   eval->footer(
       "Examples:\n"
       "  gpmc eval machines/summit.gpm apps/jacobi2d.gpm\n"
@@ -153,6 +160,7 @@ static int run_gpmc(int argc, char** argv) {
   sweep->add_flag("--strict", sweep_options.strict,
                   "Stop at the first point that cannot be evaluated (default: write its row with the reason and go on)");
   add_includes(sweep);
+  add_mpi_rules(sweep);
   sweep->footer(
       "Examples:\n"
       "  gpmc sweep machines/titan.gpm apps/bandwidth.gpm --vary bytes=1B..1GiB*2\n"
@@ -172,6 +180,7 @@ static int run_gpmc(int argc, char** argv) {
   dump_ir->add_option("app", ir_options.app, "App model (.gpm)")->required();
   dump_ir->add_option("--set", ir_options.sets, "Override a parameter (repeatable)");
   add_includes(dump_ir);
+  add_mpi_rules(dump_ir);
 
   auto* dump_llvm = app.add_subcommand("dump-llvm", "Print the LLVM module the JIT compiles for MACHINE and APP");
   dump_llvm->add_option("machine", ir_options.machine, "Machine model (.gpm)")->required();
@@ -179,6 +188,7 @@ static int run_gpmc(int argc, char** argv) {
   dump_llvm->add_option("--set", ir_options.sets, "Fix a parameter (repeatable); the others are function inputs");
   dump_llvm->add_flag("--optimized", ir_options.optimized, "After the O2 pipeline (target-specific)");
   add_includes(dump_llvm);
+  add_mpi_rules(dump_llvm);
 
   gpm::cli::SearchOptions search_options;
   auto* search = app.add_subcommand("search", "Evaluate every order of an app's `flows unordered` block");
@@ -196,6 +206,7 @@ static int run_gpmc(int argc, char** argv) {
   search->add_option("--orders-out", search_options.orders_out,
                      "Write every order's makespan to this CSV file (order,makespan_s), for plotting the distribution");
   add_includes(search);
+  add_mpi_rules(search);
   search->footer(
       "Each source's flows may be sent in any order; the search evaluates the product of the per-source\n"
       "permutations and reports the fastest, median and slowest makespans and the fastest order.\n"
@@ -220,6 +231,7 @@ static int run_gpmc(int argc, char** argv) {
       ->check(CLI::IsMember({"interp", "jit"}))
       ->default_val("interp");
   add_includes(validate);
+  add_mpi_rules(validate);
   validate->footer(
       "Every column but the last names a parameter of the model, its cells written as --set values (units\n"
       "included: 64KiB, 25GB/s; a plain number is in base units); the last column is the measured time in\n"
