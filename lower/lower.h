@@ -145,8 +145,8 @@ class Lowerer {
   // The MPI library the run names (`--set mpi_library`, else the machine's): 1 and `lib`, 0 for none, -1 after an
   // error.
   int mpi_library_of(const MpiMachineInfo& info, const frontend::TypeDecl*& lib);
-  // With --mpi-rules, whether the run's MPI library is Open MPI (reports otherwise), and a note at a rule.
-  bool openmpi_rules_mismatch(const frontend::Stmt& stmt, const frontend::TypeDecl* lib);
+  // True unless --mpi-rules is given and the run's MPI library is not Open MPI (then reported, once); a note at a rule.
+  bool openmpi_rules_fit_library(const frontend::Stmt& stmt, const frontend::TypeDecl* lib);
   void note_openmpi_rule(int64_t at);
   int lower_library_choice(const frontend::Stmt& stmt, const MpiMachineInfo& info, mpi::Collective collective,
                            const mpi::Layout& layout, ValueId bytes, mpi::LibraryChoice& out, std::string& library);

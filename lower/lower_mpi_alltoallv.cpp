@@ -165,7 +165,7 @@ bool Lowerer::lower_alltoallv(const Stmt& s, const MpiMachineInfo& info, const m
     alg = word == "scattered" ? mpi::Algorithm::Scattered : mpi::Algorithm::Pairwise;
   } else {
     const TypeDecl* lib = nullptr;
-    if (mpi_library_of(info, lib) < 0 || !openmpi_rules_mismatch(s, lib)) return false;
+    if (mpi_library_of(info, lib) < 0 || !openmpi_rules_fit_library(s, lib)) return false;
     if (lib && lib->component_kind == "openmpi_library") {
       // Open MPI's tuned component decides an alltoallv by the rank count alone (coll_tuned_decision_fixed.c), or
       // the user's rules file by the rank count.

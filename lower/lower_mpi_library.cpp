@@ -36,7 +36,7 @@ int Lowerer::mpi_library_of(const MpiMachineInfo& info, const TypeDecl*& lib) {
   return lib ? 1 : 0;
 }
 
-bool Lowerer::openmpi_rules_mismatch(const Stmt& s, const TypeDecl* lib) {
+bool Lowerer::openmpi_rules_fit_library(const Stmt& s, const TypeDecl* lib) {
   if (!openmpi_rules_ || (lib && lib->component_kind == "openmpi_library")) return true;
   if (openmpi_rules_refused_) return false;  // said once, at the first collective
   openmpi_rules_refused_ = true;
@@ -59,7 +59,7 @@ int Lowerer::lower_library_choice(const Stmt& s, const MpiMachineInfo& info, mpi
   const TypeDecl* lib = nullptr;
   const int found = mpi_library_of(info, lib);
   if (found < 0) return found;
-  if (!openmpi_rules_mismatch(s, lib)) return -1;
+  if (!openmpi_rules_fit_library(s, lib)) return -1;
   if (found == 0) return 0;
   library = lib->name;
   const bool openmpi = lib->component_kind == "openmpi_library";

@@ -296,6 +296,21 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
       if (!sub.unmodelled.empty()) out.rule = sub.rule;
     }
   };
+  // Bcast's and reduce's algorithms 1-3 alike: linear, chain (the rule's fan-out chains) and pipeline (one chain).
+  auto linear_or_chain = [&](int alg) {
+    if (alg == 1) {
+      out.algorithm = Algorithm::Linear;
+    } else if (alg == 2) {
+      out.algorithm = Algorithm::Chain;
+      out.chains = chains(d.faninout);
+    } else if (alg == 3) {
+      out.algorithm = Algorithm::Chain;
+      if (d.segsize == 0) out.why += ": no segment size, so one chain carrying the whole message";
+    } else {
+      return false;
+    }
+    return true;
+  };
   switch (c) {
     case Collective::Allreduce:
       switch (d.alg) {
@@ -317,16 +332,8 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
       }
       break;
     case Collective::Bcast:
+      if (linear_or_chain(d.alg)) break;
       switch (d.alg) {
-        case 1: out.algorithm = Algorithm::Linear; break;
-        case 2:
-          out.algorithm = Algorithm::Chain;
-          out.chains = chains(d.faninout);
-          break;
-        case 3:
-          out.algorithm = Algorithm::Chain;
-          if (d.segsize == 0) out.why += ": no segment size, so one chain carrying the whole message";
-          break;
         case 4: out.algorithm = Algorithm::SplitBinaryTree; break;
         case 5: out.algorithm = Algorithm::BinaryTree; break;
         case 7: out.algorithm = Algorithm::Knomial; break;
@@ -347,16 +354,8 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
       }
       break;
     case Collective::Reduce:
+      if (linear_or_chain(d.alg)) break;
       switch (d.alg) {
-        case 1: out.algorithm = Algorithm::Linear; break;
-        case 2:
-          out.algorithm = Algorithm::Chain;
-          out.chains = chains(d.faninout);
-          break;
-        case 3:
-          out.algorithm = Algorithm::Chain;
-          if (d.segsize == 0) out.why += ": no segment size, so one chain carrying the whole message";
-          break;
         case 4: out.algorithm = Algorithm::BinaryTree; break;
         case 6: out.algorithm = Algorithm::InOrderBinaryTree; break;
         case 7: out.algorithm = Algorithm::Rabenseifner; break;
