@@ -160,9 +160,14 @@ class Lowerer {
   // the reduction tree, or nullopt after a diagnostic.
   std::optional<mpi::Round> in_network_round(const frontend::Stmt& stmt, const MpiFabricRequest& request,
                                              const mpi::FabricPlacement& placement);
-  // An alltoallv's `bytes` evaluated for every pair of ranks (lower_mpi_alltoallv.cpp): bytes[src * ranks + dst],
-  // 0 on the diagonal; empty after an error.
-  std::vector<double> alltoallv_bytes(const frontend::Stmt& stmt, int64_t ranks);
+  // An alltoallv's blocks (lower_mpi_alltoallv.cpp): `bytes` evaluated for every pair of ranks, matrix[src * ranks
+  // + dst] (0 on the diagonal), over at most kMaxAlltoallvRanks; beyond, where `bytes` reads the pair only as
+  // `dst - src` (or `src - dst`) and `by_distance_ok`, once per distance: by_distance[dst - src + ranks - 1]. False
+  // after an error.
+  struct AlltoallvBlocks {
+    std::vector<double> matrix, by_distance;
+  };
+  bool alltoallv_blocks(const frontend::Stmt& stmt, int64_t ranks, bool by_distance_ok, AlltoallvBlocks& out);
   // `mpi alltoallv` (lower_mpi_alltoallv.cpp): its algorithm and blocks; its size inputs appended to `inputs`, and
   // either the fitted model's `engine` or the fabric model's `request`; false after an error.
   bool lower_alltoallv(const frontend::Stmt& stmt, const MpiMachineInfo& info, const mpi::Choice& choice,

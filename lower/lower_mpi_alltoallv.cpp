@@ -1,7 +1,8 @@
 // lower_mpi_alltoallv.cpp: `mpi alltoallv`: its algorithm (named, or an MPI library's choice), and its `bytes`, an
-// expression of the pair of ranks (`src`, `dst`) evaluated at lowering for every pair: lowered once with the two names
-// standing for placeholders, its instructions that depend on them computed per pair with the interpreter's
-// arithmetic (ir/semantics.h), and dropped afterwards.
+// expression of the pair of ranks (`src`, `dst`) evaluated at lowering for every pair (or, over many ranks, once per
+// distance `dst - src` when it reads the pair only so): lowered once with the two names standing for placeholders,
+// its instructions that depend on them computed per pair with the interpreter's arithmetic (ir/semantics.h), and
+// dropped afterwards.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,16 +18,9 @@ namespace gpm::lower {
 
 using namespace frontend;
 
-std::vector<double> Lowerer::alltoallv_bytes(const Stmt& s, int64_t ranks) {
+bool Lowerer::alltoallv_blocks(const Stmt& s, int64_t ranks, bool by_distance_ok, AlltoallvBlocks& out) {
   const Attr* a = find_attr(s.attrs, "bytes");
-  if (!a || !s.pair_src || !s.pair_dst) return {};  // sema requires `bytes` and binds the pair
-  if (ranks > kMaxAlltoallvRanks) {
-    diags_.error(DiagKind::ModelTooLarge, s.range,
-                 fmt::format("`mpi alltoallv` over {} ranks: its `bytes` is evaluated for each of the ranks x ranks "
-                             "pairs, and gpmc evaluates it over at most {} ranks",
-                             ranks, kMaxAlltoallvRanks));
-    return {};
-  }
+  if (!a || !s.pair_src || !s.pair_dst) return false;  // sema requires `bytes` and binds the pair
   // The expression once, `src` and `dst` standing for two placeholder constants; every parameter it reads shapes
   // the model (a sweep over one lowers again), as for a loop's bounds.
   const size_t mark = m_.instrs.size();
@@ -69,23 +63,51 @@ std::vector<double> Lowerer::alltoallv_bytes(const Stmt& s, int64_t ranks) {
     }
     program.push_back(st);
   }
-  std::vector<double> bytes(size_t(ranks * ranks), 0);
+  // Whether `bytes` reads the pair only through `dst - src` or `src - dst`: then any pair at the same distance has
+  // the same block.
+  bool by_distance = root != src && root != dst;
+  for (size_t k : order) {
+    const Instr& in = m_.instrs[k];
+    const bool reads = in.a == src || in.a == dst || in.b == src || in.b == dst || in.c == src || in.c == dst;
+    const bool difference =
+        in.op == ir::Opcode::Sub && ((in.a == dst && in.b == src) || (in.a == src && in.b == dst));
+    if (reads && !difference) by_distance = false;
+  }
+  std::string refused;
+  if (ranks > kMaxAlltoallvRanks && !by_distance)
+    refused = fmt::format("its `bytes` reads the pair other than as `dst - src` (or `src - dst`), so it is evaluated "
+                          "for each of the ranks x ranks pairs, over at most {} ranks",
+                          kMaxAlltoallvRanks);
+  else if (ranks > kMaxAlltoallvRanks && !by_distance_ok)
+    refused = fmt::format("the fabric and nccl models take each pair's block, over at most {} ranks (the fitted "
+                          "models, postal, maxrate and kmodel, take a `bytes` of `dst - src` over any number)",
+                          kMaxAlltoallvRanks);
+  if (!refused.empty())
+    diags_.error(DiagKind::ModelTooLarge, s.range, fmt::format("`mpi alltoallv` over {} ranks: {}", ranks, refused));
   std::vector<double> value(end - mark, 0);
   std::vector<int32_t> fault(end - mark, -1);  // the slot whose fault poisons this one, or -1
   std::vector<ir::Fault> fault_kind(end - mark, ir::Fault::None);
-  bool ok = true;
+  bool ok = refused.empty();
   const bool pair_free = !(root >= ValueId(mark) && depends[size_t(root) - mark]);
-  for (int64_t i = 0; i < ranks && ok; ++i)
-    for (int64_t j = 0; j < ranks && ok; ++j) {
-      if (i == j) continue;  // a rank's block to itself is not sent
-      double v;
-      int32_t poisoned = -1;
-      ir::Fault kind = ir::Fault::None;
-      if (pair_free) {
-        v = eager_[size_t(root)];
-      } else {
-        value[size_t(src) - mark] = double(i);
-        value[size_t(dst) - mark] = double(j);
+  // The block from rank i to rank j; false after an error.
+  auto block = [&](int64_t i, int64_t j, double& v) {
+    int32_t poisoned = -1;
+    ir::Fault kind = ir::Fault::None;
+    if (pair_free) {
+      v = eager_[size_t(root)];
+    } else {
+      value[size_t(src) - mark] = double(i);
+      value[size_t(dst) - mark] = double(j);
+      // The values alone first; only where some instruction faults, again with each fault traced to what it poisons.
+      bool faulted = false;
+      for (const Step& st : program) {
+        double in[3];
+        for (int n = 0; n < 3; ++n) in[n] = st.from[n] >= 0 ? value[size_t(st.from[n])] : st.imm[n];
+        const double r = ir::apply(st.op, in[0], in[1], in[2]);
+        value[size_t(st.slot)] = r;
+        faulted = faulted || ir::fault_of(st.op, in[0], in[1], r) != ir::Fault::None;
+      }
+      if (faulted)
         for (const Step& st : program) {
           double in[3];
           int32_t poison[3];
@@ -103,38 +125,49 @@ std::vector<double> Lowerer::alltoallv_bytes(const Stmt& s, int64_t ranks) {
           fault[size_t(st.slot)] = p;
           fault_kind[size_t(st.slot)] = f;
         }
-        v = value[size_t(root) - mark];
-        if (fault[size_t(root) - mark] >= 0) {
-          poisoned = int32_t(mark) + fault[size_t(root) - mark];
-          kind = fault_kind[size_t(root) - mark];
-        }
+      v = value[size_t(root) - mark];
+      if (faulted && fault[size_t(root) - mark] >= 0) {
+        poisoned = int32_t(mark) + fault[size_t(root) - mark];
+        kind = fault_kind[size_t(root) - mark];
       }
-      auto pair = [&] { return fmt::format("for the pair `src` = {}, `dst` = {}", i, j); };
-      if (poisoned >= 0) {
-        const Instr& at = m_.instrs[size_t(poisoned)];
-        diags_.error(kind == ir::Fault::DivisionByZero ? DiagKind::DivisionByZero : DiagKind::DomainError,
-                     at.range.valid() ? at.range : a->value->range,
-                     fmt::format("`bytes` of `mpi alltoallv` {}: {}", pair(),
-                                 kind == ir::Fault::DivisionByZero ? "a division by zero"
-                                 : at.op == ir::Opcode::Sqrt       ? "a square root of a negative number"
-                                 : at.op == ir::Opcode::Log2       ? "a logarithm of zero or a negative number"
-                                                                   : "a result with no finite value"));
-        ok = false;
-      } else if (!std::isfinite(v)) {
-        diags_.error(DiagKind::DomainError, a->value->range,
-                     fmt::format("`bytes` of `mpi alltoallv` is {} {}; a block is a finite number of bytes", v, pair()));
-        ok = false;
-      } else if (v < 0) {
-        diags_.error(DiagKind::NegativeValue, a->value->range,
-                     fmt::format("`bytes` of `mpi alltoallv` is {} B {}; a block has zero bytes or more", v, pair()));
-        ok = false;
-      } else if (v != std::floor(v)) {
-        diags_.error(DiagKind::NotAnInteger, a->value->range,
-                     fmt::format("`bytes` of `mpi alltoallv` is {} B {}; a block is a whole number of bytes", v, pair()));
-        ok = false;
-      }
-      bytes[size_t(i * ranks + j)] = v;
     }
+    auto pair = [&] { return fmt::format("for the pair `src` = {}, `dst` = {}", i, j); };
+    if (poisoned >= 0) {
+      const Instr& at = m_.instrs[size_t(poisoned)];
+      diags_.error(kind == ir::Fault::DivisionByZero ? DiagKind::DivisionByZero : DiagKind::DomainError,
+                   at.range.valid() ? at.range : a->value->range,
+                   fmt::format("`bytes` of `mpi alltoallv` {}: {}", pair(),
+                               kind == ir::Fault::DivisionByZero ? "a division by zero"
+                               : at.op == ir::Opcode::Sqrt       ? "a square root of a negative number"
+                               : at.op == ir::Opcode::Log2       ? "a logarithm of zero or a negative number"
+                                                                 : "a result with no finite value"));
+      ok = false;
+    } else if (!std::isfinite(v)) {
+      diags_.error(DiagKind::DomainError, a->value->range,
+                   fmt::format("`bytes` of `mpi alltoallv` is {} {}; a block is a finite number of bytes", v, pair()));
+      ok = false;
+    } else if (v < 0) {
+      diags_.error(DiagKind::NegativeValue, a->value->range,
+                   fmt::format("`bytes` of `mpi alltoallv` is {} B {}; a block has zero bytes or more", v, pair()));
+      ok = false;
+    } else if (v != std::floor(v)) {
+      diags_.error(DiagKind::NotAnInteger, a->value->range,
+                   fmt::format("`bytes` of `mpi alltoallv` is {} B {}; a block is a whole number of bytes", v, pair()));
+      ok = false;
+    }
+    return ok;
+  };
+  if (ok && ranks <= kMaxAlltoallvRanks) {
+    out.matrix.assign(size_t(ranks * ranks), 0);
+    for (int64_t i = 0; i < ranks && ok; ++i)
+      for (int64_t j = 0; j < ranks && ok; ++j)
+        if (i != j) ok = block(i, j, out.matrix[size_t(i * ranks + j)]);  // a rank's block to itself is not sent
+  } else if (ok) {
+    // One pair at each distance d = dst - src: (0, d), or (-d, 0).
+    out.by_distance.assign(size_t(2 * ranks - 1), 0);
+    for (int64_t d = 1 - ranks; d < ranks && ok; ++d)
+      if (d != 0) ok = block(d > 0 ? 0 : -d, d > 0 ? d : 0, out.by_distance[size_t(d + ranks - 1)]);
+  }
   // The pair's instructions were for this evaluation only: nothing kept uses them.
   b_.truncate(mark);
   eager_.resize(std::min(eager_.size(), mark));
@@ -144,8 +177,7 @@ std::vector<double> Lowerer::alltoallv_bytes(const Stmt& s, int64_t ranks) {
     for (ValueId x : it->first.second) dropped = dropped || x >= ValueId(mark);
     it = dropped ? inlined_.erase(it) : std::next(it);
   }
-  if (!ok) return {};
-  return bytes;
+  return ok;
 }
 
 bool Lowerer::lower_alltoallv(const Stmt& s, const MpiMachineInfo& info, const mpi::Choice& choice,
@@ -184,31 +216,62 @@ bool Lowerer::lower_alltoallv(const Stmt& s, const MpiMachineInfo& info, const m
     }
   }
   const int64_t p = layout.ranks;
-  std::vector<double> matrix = alltoallv_bytes(s, p);
-  if (matrix.empty()) return false;
-  // A rank's buffers: what it sends (its row) and what it receives (its column).
+  AlltoallvBlocks blocks;
+  if (!alltoallv_blocks(s, p, !on_fabric, blocks)) return false;
+  // A rank's buffers: what it sends (its row) and what it receives (its column), and the largest block.
   double largest = 0, block = 0;
-  for (int64_t i = 0; i < p; ++i) {
-    double row = 0, column = 0;
-    for (int64_t j = 0; j < p; ++j) {
-      row += matrix[size_t(i * p + j)];
-      column += matrix[size_t(j * p + i)];
-      block = std::max(block, matrix[size_t(i * p + j)]);
+  if (!blocks.matrix.empty()) {
+    const std::vector<double>& matrix = blocks.matrix;
+    for (int64_t i = 0; i < p; ++i) {
+      double row = 0, column = 0;
+      for (int64_t j = 0; j < p; ++j) {
+        row += matrix[size_t(i * p + j)];
+        column += matrix[size_t(j * p + i)];
+        block = std::max(block, matrix[size_t(i * p + j)]);
+      }
+      largest = std::max({largest, row, column});
     }
-    largest = std::max({largest, row, column});
+  } else {
+    // By distance: rank r sends the blocks of distances -r .. p - 1 - r and receives those of r - (p - 1) .. r;
+    // sums of whole numbers of bytes, exact in a double.
+    const std::vector<double>& g = blocks.by_distance;
+    std::vector<double> sum(g.size() + 1, 0);  // sum[k]: the blocks of distance indices below k
+    for (size_t k = 0; k < g.size(); ++k) {
+      sum[k + 1] = sum[k] + g[k];
+      block = std::max(block, g[k]);
+    }
+    for (int64_t r = 0; r < p; ++r) {
+      const double row = sum[size_t(2 * p - 1 - r)] - sum[size_t(p - 1 - r)];
+      const double column = sum[size_t(p + r)] - sum[size_t(r)];
+      largest = std::max({largest, row, column});
+    }
   }
   check_rank_buffer(s, b_.constant(largest, Dim::byte(), s.range), "its largest send or receive buffer");
   const size_t sizes_at = inputs.size();
-  inputs.push_back(b_.constant(block, Dim::byte(), s.range));  // the largest block (the engines read the matrix)
+  inputs.push_back(b_.constant(block, Dim::byte(), s.range));  // the largest block (the engines read the blocks)
   inputs.push_back(b_.constant(0, Dim::byte(), s.range));      // no segments
   if (on_fabric) {  // the fabric and nccl models
     request.alltoallv = true;
     request.algorithm = alg;
     request.chosen_by = chosen_by;
-    request.matrix = std::move(matrix);
+    request.matrix = std::move(blocks.matrix);
     request.sizes.assign(inputs.begin() + std::ptrdiff_t(sizes_at), inputs.end());
+  } else if (!blocks.matrix.empty()) {
+    engine = mpi::CommEngine::alltoallv(choice, layout, alg, mpi::alltoallv_rounds(layout, blocks.matrix, alg, false));
+    engine->set_chosen_by(chosen_by);
   } else {
-    engine = mpi::CommEngine::alltoallv(choice, layout, alg, mpi::alltoallv_rounds(layout, matrix, alg, false));
+    std::string why;
+    std::optional<mpi::Round> round = mpi::alltoallv_distance_round(layout, blocks.by_distance, why);
+    if (!round) {
+      diags_.error(DiagKind::ModelTooLarge, s.range,
+                   fmt::format("`mpi alltoallv` over {} ranks: {}; gpmc takes the blocks pair by pair over at most {} "
+                               "ranks",
+                               p, why, kMaxAlltoallvRanks));
+      return false;
+    }
+    std::vector<mpi::Round> rounds;
+    rounds.push_back(std::move(*round));
+    engine = mpi::CommEngine::alltoallv(choice, layout, alg, std::move(rounds));
     engine->set_chosen_by(chosen_by);
   }
   const Attr* protocol = find_attr(s.attrs, "protocol");

@@ -3,6 +3,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <tuple>
@@ -210,6 +211,13 @@ std::vector<Round> p2p_rounds(const Layout& layout, int64_t from, int64_t to, bo
 // rank sends its messages one after another (Round::sized_rows), as many steps as the busiest rank sends messages.
 std::vector<Round> alltoallv_rounds(const Layout& layout, std::span<const double> bytes, Algorithm a,
                                     bool keep_messages);
+
+// The same round without kept messages for an alltoallv whose block depends only on the distance dst - src
+// (`by_distance[d + ranks - 1]`, 2 ranks - 1 of them), over any number of ranks: counted over the runs of consecutive
+// ranks that share a rank's socket, node and leaf switch (alltoallv_distance.cpp). Nothing, with `why`, when the
+// mapping gives a socket, node or leaf ranks that are not consecutive, or the sizes are too many to count.
+std::optional<Round> alltoallv_distance_round(const Layout& layout, std::span<const double> by_distance,
+                                              std::string& why);
 
 // A halo exchange's messages: sender, receiver and size kind (face, edge, corner), every rank's at once.
 struct HaloMessage {
