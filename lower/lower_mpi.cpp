@@ -535,6 +535,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     mpi::NodeAware node_aware;
     mpi::Variant variant;
     std::string chosen, chosen_by;
+    double library_segment = 0;  // the segment size of a library's pipeline (an Open MPI rule's seg_size)
     if (!alg_attr && choice.model != mpi::CommModel::Nccl) {
       mpi::LibraryChoice lc;
       std::string library;
@@ -544,6 +545,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
         alg = lc.algorithm;
         node_aware = lc.node_aware;
         variant = lc.variant;
+        library_segment = lc.segment;
         chosen = fmt::format("{}'s choice ({})", library, lc.why);
         chosen_by = library;
         m_.library_choices = true;
@@ -583,7 +585,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
       add_check(CheckKind::Positive, v, segment->value->range, fmt::format("`segment` of `mpi {}`", s.name));
       inputs.push_back(v);
     } else {
-      inputs.push_back(b_.constant(0, Dim::byte(), s.range));
+      inputs.push_back(b_.constant(library_segment, Dim::byte(), s.range));
     }
     // NCCL-style channels: rings side by side, priced on the fabric (a fitted model has no links to spread them on).
     if (const Attr* a = find_attr(s.attrs, "channels")) {

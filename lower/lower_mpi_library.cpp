@@ -112,6 +112,27 @@ int Lowerer::lower_library_choice(const Stmt& s, const MpiMachineInfo& info, mpi
   if (openmpi) {
     // Open MPI decides by bytes alone (its total_dsize), whatever the element size.
     out = mpi::openmpi_choice(values, c, layout, n, openmpi_rules_);
+    if (out.segment > 0) {
+      // A pipeline's seg_size as Open MPI counts it (COLL_BASE_COMPUTED_SEGCOUNT, coll_base_functions.h): whole
+      // elements, a remainder over half an element rounding up; below one element, or the whole buffer or more,
+      // one segment.
+      const double asked = out.segment, count = std::floor(n / element);
+      if (asked >= element && asked < element * count) {
+        double elements = std::floor(asked / element);
+        if (asked - elements * element > std::floor(element / 2)) elements += 1;
+        out.segment = elements * element;
+        out.why += fmt::format(", segments of {:g} B", out.segment);
+      } else {
+        out.segment = std::max(n, element);
+        out.why += ", one segment";
+      }
+      if (!element_attr && std::fmod(asked, element) != 0 && asked >= element && asked < element * count)
+        diags_.warning(DiagKind::AssumedValue, s.range,
+                       fmt::format("`mpi {}`: {}'s pipeline cuts its seg_size of {:g} B into whole elements, counted "
+                                   "here as 8-byte elements (MPI_DOUBLE): segments of {:g} B; give `element = 4 B` (or "
+                                   "the datatype's size) if they are not",
+                                   s.name, lib->name, asked, out.segment));
+    }
     if (!out.unmodelled.empty()) {
       diags_.error(DiagKind::UnsupportedRule, s.range,
                    fmt::format("`mpi {}` of {:g} B over {} ranks: {}'s choice is {}: {}", s.name, n, layout.ranks,

@@ -24,6 +24,7 @@ struct LibraryChoice {
   std::string substitute;  // non-empty: the library runs what gpmc does not model, and what is priced instead
   std::string unmodelled;  // non-empty: a user's rule asks for what gpmc does not model (an error)
   int64_t rule_at = -1;    // the byte offset of the user's rule that decided, or -1
+  double segment = 0;      // > 0: a pipeline's segment size the user's rule gives (its seg_size, in bytes)
   std::string why;        // the rule that chose it, for the report
   bool counted = false;   // an element count decided it, and another element size (1 to 16 B) would decide otherwise
 };

@@ -248,7 +248,8 @@ struct Pick {
   std::string unmodelled;  // a user's rule asks for what gpmc does not model (an error)
   const OpenmpiMsgRule* rule = nullptr;
   int64_t chains = 1;
-  Variant parts;  // a non-overlapping composition's parts
+  Variant parts;       // a non-overlapping composition's parts
+  double segment = 0;  // a segmented pipeline's seg_size (bytes)
 };
 
 // gpmc's algorithm for Open MPI's decision `d` of `c`.
@@ -257,8 +258,9 @@ Pick pick(const Context& x, Collective c, const Decision& d);
 // What a user's rule asks for that gpmc does not model: segments, a request limit, a radix.
 std::string unmodelled_parameters(Collective c, const Decision& d, int64_t p) {
   if (!d.rule) return "";
-  const bool segmented = (c == Collective::Bcast && d.alg >= 2 && d.alg <= 7) ||
-                         (c == Collective::Reduce && d.alg >= 2 && d.alg <= 6) ||
+  // The pipelines (bcast and reduce algorithm 3) take their segments (pick); the others move whole messages.
+  const bool segmented = (c == Collective::Bcast && d.alg >= 2 && d.alg <= 7 && d.alg != 3) ||
+                         (c == Collective::Reduce && d.alg >= 2 && d.alg <= 6 && d.alg != 3) ||
                          (c == Collective::Allreduce && d.alg == 5) || (c == Collective::Gather && d.alg == 3);
   if (segmented && d.segsize > 0)
     return fmt::format("with seg_size {} (segments of the message, which gpmc does not model for it: every hop moves "
@@ -295,6 +297,12 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
       out.unmodelled = sub.unmodelled;
       if (!sub.unmodelled.empty()) out.rule = sub.rule;
     }
+    if (out.unmodelled.empty() && sub.segment > 0) {
+      out.unmodelled = fmt::format("its {} is a pipeline in segments of {:g} B (seg_size), which gpmc does not model "
+                                   "inside the composition",
+                                   collective_name(pc), sub.segment);
+      out.rule = sub.rule;
+    }
   };
   // Bcast's and reduce's algorithms 1-3 alike: linear, chain (the rule's fan-out chains) and pipeline (one chain).
   auto linear_or_chain = [&](int alg) {
@@ -303,9 +311,14 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
     } else if (alg == 2) {
       out.algorithm = Algorithm::Chain;
       out.chains = chains(d.faninout);
+    } else if (alg == 3 && d.segsize > 0) {
+      // ompi_coll_base_{bcast,reduce}_intra_pipeline: the chain 0, 1, .., p - 1 carrying the message in segments.
+      out.algorithm = Algorithm::Pipeline;
+      out.segment = double(d.segsize);
+      out.why += fmt::format(": seg_size {} B", d.segsize);
     } else if (alg == 3) {
       out.algorithm = Algorithm::Chain;
-      if (d.segsize == 0) out.why += ": no segment size, so one chain carrying the whole message";
+      out.why += ": no segment size, so one chain carrying the whole message";
     } else {
       return false;
     }
@@ -448,6 +461,7 @@ LibraryChoice openmpi_choice(const std::vector<double>& v, Collective c, const L
   out.substitute = got.substitute;
   out.unmodelled = got.unmodelled;
   out.rule_at = got.rule ? int64_t(got.rule->at) : -1;
+  out.segment = got.segment;
   out.variant = got.parts;
   out.variant.radix = int64_t(v[kBcastKnomialRadix]);
   out.variant.bcast_chains = c == Collective::Bcast ? got.chains : int64_t(v[kBcastChains]);

@@ -151,3 +151,36 @@ TEST_CASE("mpi openmpi: a rules file, its first matching rules, and its errors w
   CHECK(!parse_openmpi_rules(R"({ "rule_file_version": 3, "module": "han", "collectives": {} })", error, at));
   CHECK(error.find("/module") == 0);
 }
+
+TEST_CASE("mpi openmpi: a rule's pipeline with seg_size is the segmented chain; other segmented ones are refused") {
+  const std::string text = R"({ "rule_file_version": 3, "module": "tuned", "collectives": {
+    "bcast": [ { "rules": [ { "msg_size_max": 1000, "alg": "pipeline" }, { "msg_size_max": 100000, "alg": 3, "seg_size": 8192 },
+                            { "alg": "chain", "faninout": 2, "seg_size": 8192 } ] } ],
+    "reduce": [ { "rules": [ { "alg": "pipeline", "seg_size": 4096 } ] } ],
+    "allreduce": [ { "rules": [ { "alg": "nonoverlapping" } ] } ] } })";
+  std::string error;
+  uint32_t at = 0;
+  auto rules = parse_openmpi_rules(text, error, at);
+  REQUIRE(rules);
+  Layout l = make_layout(16, 4, 4, Mapping{});
+  // No seg_size: one chain carrying the whole message, as before.
+  auto whole = openmpi_choice(kOpenmpi, Collective::Bcast, l, 512, &*rules);
+  CHECK(whole.algorithm == Algorithm::Chain);
+  CHECK(whole.segment == 0);
+  // seg_size: the pipeline (a chain of the ranks in order) with the rule's segment size, in bytes as the rule gives
+  // it (the lowering counts it in whole elements).
+  auto piped = openmpi_choice(kOpenmpi, Collective::Bcast, l, 65536, &*rules);
+  CHECK(piped.algorithm == Algorithm::Pipeline);
+  CHECK(piped.segment == 8192);
+  CHECK(piped.unmodelled.empty());
+  auto reduce = openmpi_choice(kOpenmpi, Collective::Reduce, l, 65536, &*rules);
+  CHECK(reduce.algorithm == Algorithm::Pipeline);
+  CHECK(reduce.segment == 4096);
+  // A chain of two in segments is not modelled, nor a composition whose reduce is a segmented pipeline.
+  auto chains = openmpi_choice(kOpenmpi, Collective::Bcast, l, 1 << 20, &*rules);
+  CHECK(chains.unmodelled.find("seg_size 8192") != std::string::npos);
+  auto composed = openmpi_choice(kOpenmpi, Collective::Allreduce, l, 65536, &*rules);
+  CHECK(composed.algorithm == Algorithm::NonOverlapping);
+  CHECK(composed.unmodelled.find("pipeline in segments of 4096 B") != std::string::npos);
+  CHECK(composed.segment == 0);
+}
