@@ -162,6 +162,8 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a,
                                      int64_t channels, NodeAware node_aware, Variant variant) {
   if (node_aware.on && has_node_aware(c) && node_aware.bcast_k >= 1 && node_aware.reduce_k >= 1)
     return node_aware_rounds(l, c, a, keep_messages, node_aware);
+  if (l.ranks >= 2 && variant.segmented)
+    if (auto rounds = detail::segmented_tree_rounds(l, c, a, keep_messages, variant); !rounds.empty()) return rounds;
   if (l.ranks >= 2 && detail::is_tree_algorithm(c, a)) return detail::tree_rounds(l, c, a, keep_messages, variant);
   return flat_rounds(l, c, a, keep_messages, channels);
 }

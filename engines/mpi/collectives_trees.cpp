@@ -1,7 +1,8 @@
 // collectives_trees.cpp: Open MPI's base collective algorithms as rounds of messages (pattern.h): linear, linear
 // with a go-ahead, chains, binary and in-order binary trees, the k-nomial tree, the neighbour exchange, the
 // butterfly and the non-overlapping compositions, each moving the whole message per hop (one segment, as Open MPI's
-// fixed decisions run them: they pass a segment size of 0). The shapes follow Open MPI's ompi/mca/coll/base
+// fixed decisions run them: they pass a segment size of 0); and the bcast's and reduce's chains and trees in
+// segments, as a user's rule with a seg_size runs them (segmented_tree_rounds). The shapes follow Open MPI's ompi/mca/coll/base
 // (coll_base_topo.c: build_tree, build_in_order_bintree, build_kmtree, build_chain; coll_base_{bcast,reduce,gather,
 // barrier,allgather,reduce_scatter}.c), facts carried over, not code; the root is rank 0.
 #include <algorithm>
@@ -18,6 +19,11 @@ namespace gpm::mpi {
 using namespace detail;
 
 std::string variant_title(Algorithm a, const Variant& v, Collective c) {
+  if (v.segmented) {
+    Variant whole = v;
+    whole.segmented = false;
+    return variant_title(a, whole, c) + " in segments";
+  }
   auto chains = [](int64_t n) { return n == 1 ? std::string("1 chain") : fmt::format("{} chains", n); };
   switch (a) {
     case Algorithm::Knomial: return fmt::format("knomial (radix {})", v.radix);
@@ -401,6 +407,71 @@ std::vector<Round> tree_rounds(const Layout& l, Collective c, Algorithm a, bool 
   auto rest = std::move(steps).finish();
   prefix.insert(prefix.end(), std::make_move_iterator(rest.begin()), std::make_move_iterator(rest.end()));
   return prefix;
+}
+
+std::vector<Round> segmented_tree_rounds(const Layout& l, Collective c, Algorithm a, bool keep, const Variant& v) {
+  // ompi_coll_base_bcast_intra_generic and ompi_coll_base_reduce_generic: every segment goes down (comes up) the
+  // tree, each rank sending it to all its children (its parent) as soon as it has it, so in the steady state every
+  // edge of the tree carries one segment a step: one round of all the edges, repeated depth + S - 1 times with
+  // messages of n / S (the pipelined round of CommEngine, S from the segment size).
+  const int64_t p = l.ranks;
+  if (c != Collective::Bcast && c != Collective::Reduce) return {};
+  std::vector<std::vector<int64_t>> children;
+  int64_t root = 0;
+  switch (a) {
+    case Algorithm::Chain: {
+      children.assign(size_t(p), {});
+      for (const auto& chain : chains_of(p, c == Collective::Bcast ? v.bcast_chains : v.reduce_chains)) {
+        children[0].push_back(chain.front());
+        for (size_t i = 1; i < chain.size(); ++i) children[size_t(chain[i - 1])].push_back(chain[i]);
+      }
+      break;
+    }
+    case Algorithm::BinaryTree: children = kary_children(p, 2); break;
+    case Algorithm::InOrderBinaryTree:
+      if (c != Collective::Reduce) return {};
+      children = in_order_children(p);
+      root = p - 1;
+      break;
+    case Algorithm::BinomialTree:
+    case Algorithm::Knomial: {
+      // build_bmtree and build_kmtree: rank r's parent is r less its lowest non-zero digit in base k (k = 2 for the
+      // binomial tree), the digit times its place value.
+      const int64_t k = a == Algorithm::Knomial ? std::max<int64_t>(2, v.radix) : 2;
+      if (a == Algorithm::Knomial && c != Collective::Bcast) return {};
+      children.assign(size_t(p), {});
+      for (int64_t r = 1; r < p; ++r) {
+        int64_t place = 1;
+        while ((r / place) % k == 0) place *= k;
+        children[size_t(r - ((r / place) % k) * place)].push_back(r);
+      }
+      break;
+    }
+    default: return {};
+  }
+  // The edges and the tree's depth, breadth first from the root.
+  std::vector<std::pair<int32_t, int32_t>> messages;
+  std::vector<int64_t> level{root}, depth_of(size_t(p), 0);
+  int64_t depth = 0;
+  for (size_t i = 0; i < level.size(); ++i) {
+    const int64_t r = level[i];
+    for (int64_t child : children[size_t(r)]) {
+      depth_of[size_t(child)] = depth_of[size_t(r)] + 1;
+      depth = std::max(depth, depth_of[size_t(child)]);
+      level.push_back(child);
+      messages.emplace_back(c == Collective::Bcast ? std::make_pair(int32_t(r), int32_t(child))
+                                                   : std::make_pair(int32_t(child), int32_t(r)));
+    }
+  }
+  Variant shape = v;
+  shape.segmented = false;
+  std::vector<Round> out;
+  out.push_back(messages_round(l, std::move(messages), 1, 1,
+                               fmt::format("{} in segments (every edge a step)", variant_title(a, shape, c)), keep));
+  out.back().pipeline_hops = depth;
+  if (root != 0)  // the in-order tree's root sends the result to rank 0, the whole message
+    out.push_back(messages_round(l, {{int32_t(root), 0}}, 1, 1, "result to the root", keep));
+  return out;
 }
 
 }  // namespace detail

@@ -249,7 +249,8 @@ struct Pick {
   const OpenmpiMsgRule* rule = nullptr;
   int64_t chains = 1;
   Variant parts;       // a non-overlapping composition's parts
-  double segment = 0;  // a segmented pipeline's seg_size (bytes)
+  double segment = 0;     // a rule's seg_size (bytes) for a pipeline or a tree in segments
+  bool segmented = false;  // a tree or chains in segments (Variant::segmented)
 };
 
 // gpmc's algorithm for Open MPI's decision `d` of `c`.
@@ -258,10 +259,10 @@ Pick pick(const Context& x, Collective c, const Decision& d);
 // What a user's rule asks for that gpmc does not model: segments, a request limit, a radix.
 std::string unmodelled_parameters(Collective c, const Decision& d, int64_t p) {
   if (!d.rule) return "";
-  // The pipelines (bcast and reduce algorithm 3) take their segments (pick); the others move whole messages.
-  const bool segmented = (c == Collective::Bcast && d.alg >= 2 && d.alg <= 7 && d.alg != 3) ||
-                         (c == Collective::Reduce && d.alg >= 2 && d.alg <= 6 && d.alg != 3) ||
-                         (c == Collective::Allreduce && d.alg == 5) || (c == Collective::Gather && d.alg == 3);
+  // The bcast's and reduce's pipelines, chains and trees take their segments (pick); the split binary tree, the
+  // segmented ring and the synchronised linear gather would cut theirs in ways gpmc does not model.
+  const bool segmented = (c == Collective::Bcast && d.alg == 4) || (c == Collective::Allreduce && d.alg == 5) ||
+                         (c == Collective::Gather && d.alg == 3);
   if (segmented && d.segsize > 0)
     return fmt::format("with seg_size {} (segments of the message, which gpmc does not model for it: every hop moves "
                        "the whole message; remove seg_size or give 0)",
@@ -298,19 +299,27 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
       if (!sub.unmodelled.empty()) out.rule = sub.rule;
     }
     if (out.unmodelled.empty() && sub.segment > 0) {
-      out.unmodelled = fmt::format("its {} is a pipeline in segments of {:g} B (seg_size), which gpmc does not model "
-                                   "inside the composition",
+      out.unmodelled = fmt::format("its {} runs in segments of {:g} B (seg_size), which gpmc does not model inside "
+                                   "the composition",
                                    collective_name(pc), sub.segment);
       out.rule = sub.rule;
     }
+  };
+  // A rule's seg_size on a bcast or reduce over a chain or tree: ompi_coll_base_{bcast,reduce}_generic in segments.
+  auto in_segments = [&](Algorithm a) {
+    out.algorithm = a;
+    if (d.segsize <= 0) return;
+    out.segmented = true;
+    out.segment = double(d.segsize);
+    out.why += fmt::format(": seg_size {} B", d.segsize);
   };
   // Bcast's and reduce's algorithms 1-3 alike: linear, chain (the rule's fan-out chains) and pipeline (one chain).
   auto linear_or_chain = [&](int alg) {
     if (alg == 1) {
       out.algorithm = Algorithm::Linear;
     } else if (alg == 2) {
-      out.algorithm = Algorithm::Chain;
       out.chains = chains(d.faninout);
+      in_segments(Algorithm::Chain);
     } else if (alg == 3 && d.segsize > 0) {
       // ompi_coll_base_{bcast,reduce}_intra_pipeline: the chain 0, 1, .., p - 1 carrying the message in segments.
       out.algorithm = Algorithm::Pipeline;
@@ -348,8 +357,8 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
       if (linear_or_chain(d.alg)) break;
       switch (d.alg) {
         case 4: out.algorithm = Algorithm::SplitBinaryTree; break;
-        case 5: out.algorithm = Algorithm::BinaryTree; break;
-        case 7: out.algorithm = Algorithm::Knomial; break;
+        case 5: in_segments(Algorithm::BinaryTree); break;
+        case 7: in_segments(Algorithm::Knomial); break;
         case 8:
           if (power_of_two(p)) {
             out.algorithm = Algorithm::ScatterDoublingAllgather;
@@ -363,17 +372,17 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
           }
           break;
         case 9: out.algorithm = Algorithm::ScatterAllgather; break;
-        default: out.algorithm = Algorithm::BinomialTree; break;
+        default: in_segments(Algorithm::BinomialTree); break;
       }
       break;
     case Collective::Reduce:
       if (linear_or_chain(d.alg)) break;
       switch (d.alg) {
-        case 4: out.algorithm = Algorithm::BinaryTree; break;
-        case 6: out.algorithm = Algorithm::InOrderBinaryTree; break;
+        case 4: in_segments(Algorithm::BinaryTree); break;
+        case 6: in_segments(Algorithm::InOrderBinaryTree); break;
         case 7: out.algorithm = Algorithm::Rabenseifner; break;
         case 8: lacks("knomial"); break;
-        default: out.algorithm = Algorithm::BinomialTree; break;
+        default: in_segments(Algorithm::BinomialTree); break;
       }
       break;
     case Collective::Allgather:
@@ -463,6 +472,7 @@ LibraryChoice openmpi_choice(const std::vector<double>& v, Collective c, const L
   out.rule_at = got.rule ? int64_t(got.rule->at) : -1;
   out.segment = got.segment;
   out.variant = got.parts;
+  out.variant.segmented = got.segmented;
   out.variant.radix = int64_t(v[kBcastKnomialRadix]);
   out.variant.bcast_chains = c == Collective::Bcast ? got.chains : int64_t(v[kBcastChains]);
   out.variant.reduce_chains = c == Collective::Reduce ? got.chains : int64_t(v[kReduceChains]);

@@ -145,6 +145,9 @@ struct Variant {
   int64_t radix = 4;  // Open MPI's coll_tuned_bcast_algorithm_knomial_radix default
   Algorithm reduce_part = Algorithm::BinomialTree, bcast_part = Algorithm::BinomialTree;
   int64_t reduce_part_chains = 1, bcast_part_chains = 1;
+  // Open MPI's generic bcast or reduce over its tree (chain, binary, binomial, k-nomial, in-order binary) in segments,
+  // as a rule's seg_size runs it: one pipelined round of every edge of the tree (collectives_trees.cpp).
+  bool segmented = false;
   bool operator==(const Variant&) const = default;
 };
 // How the report names an algorithm with its variant: "chain (2 chains)", "knomial (radix 4)",

@@ -117,6 +117,8 @@ Round messages_round(const Layout& l, std::vector<std::pair<int32_t, int32_t>> m
 // Open MPI's base algorithms (collectives_trees.cpp): whether `a` for `c` is one of them, and its rounds.
 bool is_tree_algorithm(Collective c, Algorithm a);
 std::vector<Round> tree_rounds(const Layout& l, Collective c, Algorithm a, bool keep, const Variant& v);
+// Open MPI's bcast or reduce over the tree of `a` in segments (Variant::segmented); empty for another algorithm.
+std::vector<Round> segmented_tree_rounds(const Layout& l, Collective c, Algorithm a, bool keep, const Variant& v);
 
 // The k of each class a pattern's messages are priced with (the K-model's k for inter-node and off-leaf ones).
 void fill_k_used(const PatternStats& s, const Choice& c, PatternTime& out);

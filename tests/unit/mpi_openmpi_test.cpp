@@ -152,10 +152,11 @@ TEST_CASE("mpi openmpi: a rules file, its first matching rules, and its errors w
   CHECK(error.find("/module") == 0);
 }
 
-TEST_CASE("mpi openmpi: a rule's pipeline with seg_size is the segmented chain; other segmented ones are refused") {
+TEST_CASE("mpi openmpi: a rule's seg_size segments the pipeline, chains and trees; the split tree is refused") {
   const std::string text = R"({ "rule_file_version": 3, "module": "tuned", "collectives": {
     "bcast": [ { "rules": [ { "msg_size_max": 1000, "alg": "pipeline" }, { "msg_size_max": 100000, "alg": 3, "seg_size": 8192 },
-                            { "alg": "chain", "faninout": 2, "seg_size": 8192 } ] } ],
+                            { "msg_size_max": 2000000, "alg": "chain", "faninout": 2, "seg_size": 8192 },
+                            { "alg": "split_binary_tree", "seg_size": 8192 } ] } ],
     "reduce": [ { "rules": [ { "alg": "pipeline", "seg_size": 4096 } ] } ],
     "allreduce": [ { "rules": [ { "alg": "nonoverlapping" } ] } ] } })";
   std::string error;
@@ -176,11 +177,19 @@ TEST_CASE("mpi openmpi: a rule's pipeline with seg_size is the segmented chain; 
   auto reduce = openmpi_choice(kOpenmpi, Collective::Reduce, l, 65536, &*rules);
   CHECK(reduce.algorithm == Algorithm::Pipeline);
   CHECK(reduce.segment == 4096);
-  // A chain of two in segments is not modelled, nor a composition whose reduce is a segmented pipeline.
+  // Two chains in segments: the chains, segmented.
   auto chains = openmpi_choice(kOpenmpi, Collective::Bcast, l, 1 << 20, &*rules);
-  CHECK(chains.unmodelled.find("seg_size 8192") != std::string::npos);
+  CHECK(chains.algorithm == Algorithm::Chain);
+  CHECK(chains.variant.bcast_chains == 2);
+  CHECK(chains.variant.segmented);
+  CHECK(chains.segment == 8192);
+  CHECK(chains.unmodelled.empty());
+  // The split binary tree in segments is not modelled, nor a composition whose reduce runs in segments.
+  auto split = openmpi_choice(kOpenmpi, Collective::Bcast, l, 4 << 20, &*rules);
+  CHECK(split.unmodelled.find("seg_size 8192") != std::string::npos);
   auto composed = openmpi_choice(kOpenmpi, Collective::Allreduce, l, 65536, &*rules);
   CHECK(composed.algorithm == Algorithm::NonOverlapping);
-  CHECK(composed.unmodelled.find("pipeline in segments of 4096 B") != std::string::npos);
+  CHECK(composed.unmodelled.find("runs in segments of 4096 B") != std::string::npos);
   CHECK(composed.segment == 0);
+  CHECK(!composed.variant.segmented);
 }

@@ -189,3 +189,50 @@ TEST_CASE("mpi trees: the fitted models' grouped rounds count the fabric model's
     }
   }
 }
+
+TEST_CASE("mpi trees: in segments every edge of the tree is one pipelined round, depth hops deep") {
+  Variant seg;
+  seg.segmented = true;
+  auto round = [&](Collective c, Algorithm a, int64_t p, const Variant& v) {
+    return collective_rounds(flat(p), c, a, true, 1, {}, v);
+  };
+  // The binomial tree of 8 ranks: parent r less its lowest set bit; 3 deep.
+  auto binomial = round(Collective::Bcast, Algorithm::BinomialTree, 8, seg);
+  REQUIRE(binomial.size() == 1);
+  CHECK(binomial[0].pipeline_hops == 3);
+  CHECK(steps_of(binomial)[0].second == Messages{{0, 1}, {0, 2}, {0, 4}, {2, 3}, {4, 5}, {4, 6}, {6, 7}});
+  // Its reduce: the same edges towards the root.
+  auto up = round(Collective::Reduce, Algorithm::BinomialTree, 8, seg);
+  CHECK(steps_of(up)[0].second == Messages{{1, 0}, {2, 0}, {3, 2}, {4, 0}, {5, 4}, {6, 4}, {7, 6}});
+  // The k-nomial tree of radix 4 over 16 ranks: parent r less its lowest non-zero base-4 digit; 2 deep.
+  auto knomial = round(Collective::Bcast, Algorithm::Knomial, 16, seg);
+  CHECK(knomial[0].pipeline_hops == 2);
+  CHECK(knomial[0].messages.size() == 15);
+  for (const auto& [from, to] : knomial[0].messages) {
+    int64_t place = 1;
+    while ((to / place) % 4 == 0) place *= 4;
+    CHECK(from == to - ((to / place) % 4) * place);
+  }
+  // Open MPI's binary tree of 7 ranks (2 deep) and two chains over 8 ranks (1-4 and 5-7: 4 deep).
+  auto binary = round(Collective::Bcast, Algorithm::BinaryTree, 7, seg);
+  CHECK(binary[0].pipeline_hops == 2);
+  CHECK(steps_of(binary)[0].second == Messages{{0, 1}, {0, 2}, {1, 3}, {1, 5}, {2, 4}, {2, 6}});
+  Variant two = seg;
+  two.bcast_chains = 2;
+  auto chains = round(Collective::Bcast, Algorithm::Chain, 8, two);
+  CHECK(chains[0].pipeline_hops == 4);
+  CHECK(steps_of(chains)[0].second == Messages{{0, 1}, {0, 5}, {1, 2}, {2, 3}, {3, 4}, {5, 6}, {6, 7}});
+  // The in-order binary tree reduces to rank p - 1, which then sends rank 0 the whole result.
+  auto in_order = round(Collective::Reduce, Algorithm::InOrderBinaryTree, 7, seg);
+  REQUIRE(in_order.size() == 2);
+  CHECK(in_order[0].pipeline_hops == 2);
+  CHECK(in_order[0].messages.size() == 6);
+  CHECK(in_order[1].pipeline_hops == 0);
+  CHECK(in_order[1].messages == Messages{{6, 0}});
+  // The fitted models' round counts the same messages.
+  auto fitted = collective_rounds(flat(8), Collective::Bcast, Algorithm::BinomialTree, false, 1, {}, seg);
+  CHECK(fitted[0].stats.messages == 7);
+  CHECK(fitted[0].messages.empty());
+  // Titles say so.
+  CHECK(variant_title(Algorithm::Chain, two, Collective::Bcast) == "chain (2 chains) in segments");
+}
