@@ -113,25 +113,44 @@ int Lowerer::lower_library_choice(const Stmt& s, const MpiMachineInfo& info, mpi
     // Open MPI decides by bytes alone (its total_dsize), whatever the element size.
     out = mpi::openmpi_choice(values, c, layout, n, openmpi_rules_);
     if (out.segment > 0) {
-      // A pipeline's seg_size as Open MPI counts it (COLL_BASE_COMPUTED_SEGCOUNT, coll_base_functions.h): whole
+      // A rule's seg_size as Open MPI counts it (COLL_BASE_COMPUTED_SEGCOUNT, coll_base_functions.h): whole
       // elements, a remainder over half an element rounding up; below one element, or the whole buffer or more,
-      // one segment.
+      // the whole buffer.
       const double asked = out.segment, count = std::floor(n / element);
-      if (asked >= element && asked < element * count) {
-        double elements = std::floor(asked / element);
+      const bool cut = asked >= element && asked < element * count;
+      double elements = count;
+      if (cut) {
+        elements = std::floor(asked / element);
         if (asked - elements * element > std::floor(element / 2)) elements += 1;
+      }
+      const double p = double(layout.ranks);
+      if (out.algorithm == mpi::Algorithm::Ring) {
+        // The segmented ring all-reduce (ompi_coll_base_allreduce_intra_ring_segmented): fewer elements than ranks
+        // x segment run the plain ring; else count / (ranks x segment) phases, one more for a remainder of at least
+        // `ranks` elements and over half of ranks x segment.
+        out.segment = 0;
+        if (elements < 1 || count < p * elements) {
+          out.why += ", fewer elements than ranks x segment, so the plain ring";
+        } else {
+          const double whole = p * elements, rest = count - std::floor(count / whole) * whole;
+          int64_t phases = int64_t(std::floor(count / whole));
+          if (rest >= p && rest > std::floor(whole / 2)) phases += 1;
+          out.variant.ring_phases = phases;
+          out.why += fmt::format(", segments of {:g} B: {} phases", elements * element, phases);
+        }
+      } else if (cut) {
         out.segment = elements * element;
         out.why += fmt::format(", segments of {:g} B", out.segment);
       } else {
         out.segment = std::max(n, element);
         out.why += ", one segment";
       }
-      if (!element_attr && std::fmod(asked, element) != 0 && asked >= element && asked < element * count)
+      if (!element_attr && std::fmod(asked, element) != 0 && cut)
         diags_.warning(DiagKind::AssumedValue, s.range,
-                       fmt::format("`mpi {}`: {}'s pipeline cuts its seg_size of {:g} B into whole elements, counted "
-                                   "here as 8-byte elements (MPI_DOUBLE): segments of {:g} B; give `element = 4 B` (or "
-                                   "the datatype's size) if they are not",
-                                   s.name, lib->name, asked, out.segment));
+                       fmt::format("`mpi {}`: {} cuts the rule's seg_size of {:g} B into whole elements, counted here "
+                                   "as 8-byte elements (MPI_DOUBLE): segments of {:g} B; give `element = 4 B` (or the "
+                                   "datatype's size) if they are not",
+                                   s.name, lib->name, asked, elements * element));
     }
     if (!out.unmodelled.empty()) {
       diags_.error(DiagKind::UnsupportedRule, s.range,

@@ -162,6 +162,19 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a,
                                      int64_t channels, NodeAware node_aware, Variant variant) {
   if (node_aware.on && has_node_aware(c) && node_aware.bcast_k >= 1 && node_aware.reduce_k >= 1)
     return node_aware_rounds(l, c, a, keep_messages, node_aware);
+  if (l.ranks >= 2 && c == Collective::Allreduce && a == Algorithm::Ring && variant.ring_phases > 1) {
+    // Open MPI's ompi_coll_base_allreduce_intra_ring_segmented: each rank's block of n / p is cut into `phases`
+    // segments; phase after phase, a ring reduce-scatter of one segment of every block (p - 1 steps of n / (p
+    // phases)), then the ring all-gather of the reduced blocks (p - 1 steps of n / p): (phases + 1)(p - 1) steps.
+    const int64_t p = l.ranks, phases = variant.ring_phases;
+    auto next = [&](int64_t r) { return (r + 1) % p; };
+    std::vector<Round> out;
+    out.push_back(one_message_round(l, 1.0 / double(p * phases), double(phases * (p - 1)),
+                                    fmt::format("segmented ring reduce-scatter step ({} phases)", phases), next,
+                                    keep_messages));
+    out.push_back(one_message_round(l, 1.0 / double(p), double(p - 1), "ring allgather step", next, keep_messages));
+    return out;
+  }
   if (l.ranks >= 2 && variant.segmented)
     if (auto rounds = detail::segmented_tree_rounds(l, c, a, keep_messages, variant); !rounds.empty()) return rounds;
   if (l.ranks >= 2 && detail::is_tree_algorithm(c, a)) return detail::tree_rounds(l, c, a, keep_messages, variant);

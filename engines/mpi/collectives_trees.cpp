@@ -26,6 +26,9 @@ std::string variant_title(Algorithm a, const Variant& v, Collective c) {
   }
   auto chains = [](int64_t n) { return n == 1 ? std::string("1 chain") : fmt::format("{} chains", n); };
   switch (a) {
+    case Algorithm::Ring:
+      if (c == Collective::Allreduce && v.ring_phases > 1) return fmt::format("ring (segmented, {} phases)", v.ring_phases);
+      return "ring";
     case Algorithm::Knomial: return fmt::format("knomial (radix {})", v.radix);
     case Algorithm::Chain:
       if (c == Collective::Bcast || c == Collective::Reduce)

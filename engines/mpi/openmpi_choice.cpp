@@ -259,10 +259,9 @@ Pick pick(const Context& x, Collective c, const Decision& d);
 // What a user's rule asks for that gpmc does not model: segments, a request limit, a radix.
 std::string unmodelled_parameters(Collective c, const Decision& d, int64_t p) {
   if (!d.rule) return "";
-  // The bcast's and reduce's pipelines, chains and trees take their segments (pick); the split binary tree, the
-  // segmented ring and the synchronised linear gather would cut theirs in ways gpmc does not model.
-  const bool segmented = (c == Collective::Bcast && d.alg == 4) || (c == Collective::Allreduce && d.alg == 5) ||
-                         (c == Collective::Gather && d.alg == 3);
+  // The bcast's and reduce's pipelines, chains and trees and the segmented ring all-reduce take their segments
+  // (pick); the split binary tree and the synchronised linear gather would cut theirs in ways gpmc does not model.
+  const bool segmented = (c == Collective::Bcast && d.alg == 4) || (c == Collective::Gather && d.alg == 3);
   if (segmented && d.segsize > 0)
     return fmt::format("with seg_size {} (segments of the message, which gpmc does not model for it: every hop moves "
                        "the whole message; remove seg_size or give 0)",
@@ -345,8 +344,15 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
           break;
         case 3: out.algorithm = Algorithm::RecursiveDoubling; break;
         case 5:
+          // ompi_coll_base_allreduce_intra_ring_segmented: with a seg_size, phases of segments (the lowering counts
+          // them: they depend on the element size); without, the plain ring.
           out.algorithm = Algorithm::Ring;
-          out.why += ": no segment size, so Open MPI runs its plain ring";
+          if (d.segsize > 0) {
+            out.segment = double(d.segsize);
+            out.why += fmt::format(": seg_size {} B", d.segsize);
+          } else {
+            out.why += ": no segment size, so Open MPI runs its plain ring";
+          }
           break;
         case 6: out.algorithm = Algorithm::Rabenseifner; break;
         case 7: lacks("allgather_reduce"); break;

@@ -148,6 +148,8 @@ struct Variant {
   // Open MPI's generic bcast or reduce over its tree (chain, binary, binomial, k-nomial, in-order binary) in segments,
   // as a rule's seg_size runs it: one pipelined round of every edge of the tree (collectives_trees.cpp).
   bool segmented = false;
+  // Open MPI's segmented ring all-reduce (a rule's seg_size): its reduce-scatter in this many phases (collectives.cpp).
+  int64_t ring_phases = 1;
   bool operator==(const Variant&) const = default;
 };
 // How the report names an algorithm with its variant: "chain (2 chains)", "knomial (radix 4)",

@@ -158,7 +158,8 @@ TEST_CASE("mpi openmpi: a rule's seg_size segments the pipeline, chains and tree
                             { "msg_size_max": 2000000, "alg": "chain", "faninout": 2, "seg_size": 8192 },
                             { "alg": "split_binary_tree", "seg_size": 8192 } ] } ],
     "reduce": [ { "rules": [ { "alg": "pipeline", "seg_size": 4096 } ] } ],
-    "allreduce": [ { "rules": [ { "alg": "nonoverlapping" } ] } ] } })";
+    "allreduce": [ { "comm_size_max": 16, "rules": [ { "alg": "nonoverlapping" } ] },
+                   { "rules": [ { "alg": "segmented_ring", "seg_size": 65536 } ] } ] } })";
   std::string error;
   uint32_t at = 0;
   auto rules = parse_openmpi_rules(text, error, at);
@@ -192,4 +193,9 @@ TEST_CASE("mpi openmpi: a rule's seg_size segments the pipeline, chains and tree
   CHECK(composed.unmodelled.find("runs in segments of 4096 B") != std::string::npos);
   CHECK(composed.segment == 0);
   CHECK(!composed.variant.segmented);
+  // The segmented ring all-reduce: the ring with the rule's seg_size (the lowering counts its phases).
+  auto ring = openmpi_choice(kOpenmpi, Collective::Allreduce, make_layout(32, 4, 4, Mapping{}), 1 << 22, &*rules);
+  CHECK(ring.algorithm == Algorithm::Ring);
+  CHECK(ring.segment == 65536);
+  CHECK(ring.unmodelled.empty());
 }

@@ -236,3 +236,19 @@ TEST_CASE("mpi trees: in segments every edge of the tree is one pipelined round,
   // Titles say so.
   CHECK(variant_title(Algorithm::Chain, two, Collective::Bcast) == "chain (2 chains) in segments");
 }
+
+TEST_CASE("mpi trees: the segmented ring all-reduce takes (phases + 1)(p - 1) steps") {
+  Variant v;
+  v.ring_phases = 4;
+  auto rounds = collective_rounds(flat(8), Collective::Allreduce, Algorithm::Ring, false, 1, {}, v);
+  REQUIRE(rounds.size() == 2);
+  CHECK(rounds[0].repeat == 4 * 7);
+  CHECK(rounds[0].size_factor == doctest::Approx(1.0 / 32));
+  CHECK(rounds[1].repeat == 7);
+  CHECK(rounds[1].size_factor == doctest::Approx(1.0 / 8));
+  CHECK(variant_title(Algorithm::Ring, v, Collective::Allreduce) == "ring (segmented, 4 phases)");
+  // One phase is the plain ring.
+  auto plain = collective_rounds(flat(8), Collective::Allreduce, Algorithm::Ring, false);
+  REQUIRE(plain.size() == 1);
+  CHECK(plain[0].repeat == 14);
+}
