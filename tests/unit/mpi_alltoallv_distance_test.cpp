@@ -68,7 +68,9 @@ TEST_CASE("alltoallv by distance: the same round as pair by pair, for every layo
     Layout l = make_layout(sh.ranks, sh.per_node, sh.per_socket, Mapping{});
     REQUIRE(l.error.empty());
     l.nodes_per_leaf = sh.nodes_per_leaf;
-    for (const auto& [name, g] : patterns) {
+    for (const auto& pattern : patterns) {
+      const std::string& name = pattern.first;  // not a structured binding: CAPTURE takes it into a lambda
+      const Blocks& g = pattern.second;
       CAPTURE(sh.ranks);
       CAPTURE(sh.per_node);
       CAPTURE(sh.nodes_per_leaf);
