@@ -176,6 +176,16 @@ class Lowerer {
                        std::string& library_note);
   std::optional<EngineCall> lower_mpi_fabric(const frontend::Stmt& stmt, const MpiMachineInfo& info,
                                              const MpiFabricRequest& request);
+  // Any other collective (lower_mpi_collective.cpp), with the same outputs as lower_alltoallv.
+  bool lower_collective(const frontend::Stmt& stmt, const MpiMachineInfo& info, const mpi::Choice& choice,
+                        const mpi::Layout& layout, bool on_fabric, int64_t ranks, std::vector<ValueId>& inputs,
+                        MpiFabricRequest& request, std::shared_ptr<mpi::CommEngine>& engine, std::string& title,
+                        std::string& library_note);
+  // An operation's whole-number attribute in [lo, hi] (`fallback` when absent; nullopt after a diagnostic), and a
+  // byte attribute (0 B when absent, an error saying `why` when `required`); lower_mpi.cpp.
+  std::optional<int64_t> mpi_count(const frontend::Stmt& stmt, const char* name, int64_t lo, int64_t hi,
+                                   int64_t fallback);
+  ValueId mpi_bytes(const frontend::Stmt& stmt, const char* name, bool required, const char* why);
 
   // Loops (lower_loops.cpp): `body` runs once per value of the variable, bound in turn (its uses in the source
   // shown as that value in names); stops, with a note on the iteration, at the first iteration that reports an

@@ -28,19 +28,6 @@ mpi::Transport transport_of(const std::string& word) {
   return word == "staged" ? mpi::Transport::Staged : word == "gpudirect" ? mpi::Transport::GpuDirect : mpi::Transport::Host;
 }
 
-// The words of algorithm_name and collective_name, back to their values.
-mpi::Algorithm algorithm_of(const std::string& word) {
-  for (int a = 0; a <= int(mpi::Algorithm::NonOverlapping); ++a)
-    if (word == mpi::algorithm_name(mpi::Algorithm(a))) return mpi::Algorithm(a);
-  return mpi::Algorithm::Dissemination;
-}
-
-mpi::Collective collective_of(const std::string& op) {
-  for (int c = 0; c <= int(mpi::Collective::Scatter); ++c)
-    if (op == mpi::collective_name(mpi::Collective(c))) return mpi::Collective(c);
-  return mpi::Collective::Barrier;
-}
-
 std::string model_title(const mpi::Choice& c) {
   if (c.model == mpi::CommModel::Nccl)
     return "nccl: the library's tuner (NCCL src/graph/tuning.cc), bandwidths from the machine's links";
@@ -222,6 +209,34 @@ void Lowerer::lower_mpi_section(const MachineDecl& machine) {
   mpi_ = info;
 }
 
+// An operation's whole-number attribute `name` in [lo, hi] (`fallback` when absent); nullopt after a diagnostic.
+std::optional<int64_t> Lowerer::mpi_count(const Stmt& s, const char* name, int64_t lo, int64_t hi, int64_t fallback) {
+  const Attr* a = find_attr(s.attrs, name);
+  if (!a) return fallback;
+  double v = eager_value(lower_expr(*a->value));
+  if (!std::isfinite(v) || v != std::floor(v) || v < double(lo) || v > double(hi)) {
+    diags_.error(DiagKind::NotAnInteger, a->value->range,
+                 fmt::format("`{}` must be a whole number from {} to {}, not {}", name, lo, hi, v));
+    return std::nullopt;
+  }
+  return int64_t(v);
+}
+
+// An operation's byte attribute `name` (checked whole and non-negative at evaluation); 0 B when absent, with an error
+// saying `why` when `required`.
+ValueId Lowerer::mpi_bytes(const Stmt& s, const char* name, bool required, const char* why) {
+  const Attr* a = find_attr(s.attrs, name);
+  if (!a) {
+    if (required)
+      diags_.error(DiagKind::MissingAttribute, s.range, fmt::format("`mpi {}` needs `{}`: {}", s.name, name, why));
+    return b_.constant(0, Dim::byte(), s.range);
+  }
+  ValueId v = lower_expr(*a->value);
+  add_check(CheckKind::NonNegative, v, a->value->range, fmt::format("`{}` of `mpi {}`", name, s.name));
+  add_check(CheckKind::WholeNumber, v, a->value->range, fmt::format("`{}` of `mpi {}` in bytes", name, s.name));
+  return v;
+}
+
 Task Lowerer::lower_mpi(const Stmt& s) {
   Task failed = Task::make(TaskKind::Op, "mpi " + s.name, s.range);
   if (!mpi_) {
@@ -236,18 +251,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     }
   }
   const MpiMachineInfo& info = *mpi_;
-  auto count = [&](const char* name, int64_t lo, int64_t hi, int64_t fallback) -> std::optional<int64_t> {
-    const Attr* a = find_attr(s.attrs, name);
-    if (!a) return fallback;
-    double v = eager_value(lower_expr(*a->value));
-    if (!std::isfinite(v) || v != std::floor(v) || v < double(lo) || v > double(hi)) {
-      diags_.error(DiagKind::NotAnInteger, a->value->range,
-                   fmt::format("`{}` must be a whole number from {} to {}, not {}", name, lo, hi, v));
-      return std::nullopt;
-    }
-    return int64_t(v);
-  };
-  auto ranks = count("ranks", 1, mpi::kMaxRanks, info.ranks_per_node);
+  auto ranks = mpi_count(s, "ranks", 1, mpi::kMaxRanks, info.ranks_per_node);
   if (!ranks) return failed;
   mpi::Choice choice;
   choice.fits = info.fits;
@@ -374,18 +378,6 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     }
   }
   std::vector<ValueId> inputs = info.inputs;
-  auto bytes = [&](const char* name, bool required, const char* why) {
-    const Attr* a = find_attr(s.attrs, name);
-    if (!a) {
-      if (required)
-        diags_.error(DiagKind::MissingAttribute, s.range, fmt::format("`mpi {}` needs `{}`: {}", s.name, name, why));
-      return b_.constant(0, Dim::byte(), s.range);
-    }
-    ValueId v = lower_expr(*a->value);
-    add_check(CheckKind::NonNegative, v, a->value->range, fmt::format("`{}` of `mpi {}`", name, s.name));
-    add_check(CheckKind::WholeNumber, v, a->value->range, fmt::format("`{}` of `mpi {}` in bytes", name, s.name));
-    return v;
-  };
   std::shared_ptr<mpi::CommEngine> engine;
   std::string title;
   std::string library_note;  // an MPI library's choice of the algorithm, for the model column
@@ -394,10 +386,10 @@ Task Lowerer::lower_mpi(const Stmt& s) {
   request.transport = choice.transport;
   if (s.name == "halo") {
     mpi::Grid grid;
-    auto dims = count("dims", 2, 3, find_attr(s.attrs, "pz") ? 3 : 2);
+    auto dims = mpi_count(s, "dims", 2, 3, find_attr(s.attrs, "pz") ? 3 : 2);
     if (!dims) return failed;
     grid.dims = int(*dims);
-    auto neighbours = count("neighbours", 1, 26, grid.dims == 2 ? 4 : 6);
+    auto neighbours = mpi_count(s, "neighbours", 1, 26, grid.dims == 2 ? 4 : 6);
     if (!neighbours) return failed;
     grid.neighbours = int(*neighbours);
     if ((grid.dims == 2 && grid.neighbours != 4 && grid.neighbours != 8) ||
@@ -412,7 +404,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     for (int d = 0; d < grid.dims; ++d) given += find_attr(s.attrs, names[d]) != nullptr;
     if (given == grid.dims) {
       for (int d = 0; d < grid.dims; ++d) {
-        auto v = count(names[d], 1, mpi::kMaxRanks, 1);
+        auto v = mpi_count(s, names[d], 1, mpi::kMaxRanks, 1);
         if (!v) return failed;
         grid.extent[size_t(d)] = *v;
       }
@@ -426,9 +418,9 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     }
     if (const Attr* a = find_attr(s.attrs, "periodic")) grid.periodic = eager_value(lower_expr(*a->value)) != 0;
     size_t sizes_at = inputs.size();
-    inputs.push_back(bytes("face", true, "the bytes sent to a face neighbour"));
-    inputs.push_back(bytes("edge", grid.dims == 3 && grid.neighbours == 26, "the bytes sent to an edge neighbour"));
-    inputs.push_back(bytes("corner", grid.neighbours == 8 || grid.neighbours == 26, "the bytes sent to a corner neighbour"));
+    inputs.push_back(mpi_bytes(s, "face", true, "the bytes sent to a face neighbour"));
+    inputs.push_back(mpi_bytes(s, "edge", grid.dims == 3 && grid.neighbours == 26, "the bytes sent to an edge neighbour"));
+    inputs.push_back(mpi_bytes(s, "corner", grid.neighbours == 8 || grid.neighbours == 26, "the bytes sent to a corner neighbour"));
     check_rank_buffer(s, b_.binary(Opcode::Max, inputs[sizes_at], b_.binary(Opcode::Max, inputs[sizes_at + 1],
                                                                         inputs[sizes_at + 2], s.range), s.range),
                       "its largest message");
@@ -450,8 +442,8 @@ Task Lowerer::lower_mpi(const Stmt& s) {
   } else if (s.name == "send" || s.name == "recv" || s.name == "sendrecv") {
     // OSU-style point-to-point: `window` messages of `bytes` from `from` to `to` (and back, for sendrecv); a `recv`
     // is the same messages written at their receiver.
-    auto from = count("from", 0, *ranks - 1, 0), to = count("to", 0, *ranks - 1, std::min<int64_t>(1, *ranks - 1));
-    auto window = count("window", 1, 1 << 20, 1);
+    auto from = mpi_count(s, "from", 0, *ranks - 1, 0), to = mpi_count(s, "to", 0, *ranks - 1, std::min<int64_t>(1, *ranks - 1));
+    auto window = mpi_count(s, "window", 1, 1 << 20, 1);
     if (!from || !to || !window) return failed;
     if (*from == *to) {
       diags_.error(DiagKind::ConflictingAttributes, s.range,
@@ -460,7 +452,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
       return failed;
     }
     size_t sizes_at = inputs.size();
-    inputs.push_back(bytes("bytes", true, "the bytes of each message"));
+    inputs.push_back(mpi_bytes(s, "bytes", true, "the bytes of each message"));
     inputs.push_back(b_.constant(0, Dim::byte(), s.range));  // no segments
     check_rank_buffer(s, inputs[sizes_at], "a message");
     bool both = s.name == "sendrecv";
@@ -483,152 +475,8 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     if (!lower_alltoallv(s, info, choice, layout, on_fabric, inputs, request, engine, title, library_note))
       return failed;
   } else {
-    mpi::Collective c = collective_of(s.name);
-    mpi::Algorithm alg = mpi::default_algorithm(c);
-    const Attr* alg_attr = find_attr(s.attrs, "algorithm");
-    std::string alg_word = alg_attr ? word_of(alg_attr->word_param, alg_attr->value->name) : "";
-    if (alg_word == "auto") alg_attr = nullptr;  // the model's own choice, as when none is named
-    // NCCL's algorithms and protocols belong to the nccl model (lower_mpi_nccl.cpp); MPI's algorithms to the others.
-    if (!lower_nccl_choice(s, choice.model, alg_attr, alg_word, request)) return failed;
-    if (choice.model == mpi::CommModel::Nccl) {
-      alg = mpi::Algorithm::Ring;
-    } else if (alg_attr) {
-      alg = algorithm_of(alg_word);
-      if (!mpi::algorithm_allowed(c, alg)) {
-        diags_.error(DiagKind::ConflictingAttributes, alg_attr->value->range,
-                     fmt::format("`algorithm = {}` for `mpi {}` is NCCL's: it needs the nccl model (`model = nccl`)",
-                                 alg_word, s.name));
-        return failed;
-      }
-      if (alg == mpi::Algorithm::Hierarchical && !mpi::balanced_nodes(layout)) {
-        diags_.error(DiagKind::InvalidMapping, alg_attr->value->range,
-                     fmt::format("`algorithm = hierarchical` runs one ring per place in a node, which needs the same "
-                                 "number of ranks on every node, and the {} ranks of `mpi {}` fill {} nodes of {} "
-                                 "unevenly",
-                                 *ranks, s.name, layout.nodes, layout.ranks_per_node));
-        return failed;
-      }
-      if (alg == mpi::Algorithm::ScatterDoublingAllgather && (*ranks & (*ranks - 1)) != 0) {
-        diags_.error(DiagKind::ConflictingAttributes, alg_attr->value->range,
-                     fmt::format("`algorithm = scatter_doubling_allgather` gathers the scattered pieces by recursive "
-                                 "doubling, which needs a power-of-two number of ranks, and `ranks` is {} (MPICH runs "
-                                 "it only then); `scatter_allgather` gathers them over a ring",
-                                 *ranks));
-        return failed;
-      }
-    }
-    size_t sizes_at = inputs.size();
-    inputs.push_back(c == mpi::Collective::Barrier ? b_.constant(0, Dim::byte(), s.range)
-                                                   : bytes("bytes", true, "the bytes of the operation"));
-    // A rank's buffer: the operation's bytes; the gathered output of an all-gather or a gather, an all-to-all's send
-    // buffer and a scatter's (one block per rank) are `ranks` times them.
-    if (c == mpi::Collective::Allgather || c == mpi::Collective::Alltoall || c == mpi::Collective::Gather ||
-        c == mpi::Collective::Scatter)
-      check_rank_buffer(s, b_.binary(Opcode::Mul, inputs[sizes_at], b_.constant(double(*ranks), Dim::count(), s.range),
-                                     s.range),
-                        c == mpi::Collective::Allgather || c == mpi::Collective::Gather
-                            ? "its gathered output, `ranks` x `bytes`"
-                            : "its send buffer, `ranks` x `bytes`");
-    else if (c != mpi::Collective::Barrier)
-      check_rank_buffer(s, inputs[sizes_at], "its buffer of `bytes`");
-    // Where the operation names no algorithm, an MPI library the run names chooses it, as the library would.
-    mpi::NodeAware node_aware;
-    mpi::Variant variant;
-    std::string chosen, chosen_by;
-    double library_segment = 0;  // the segment size of a library's pipeline (an Open MPI rule's seg_size)
-    if (!alg_attr && choice.model != mpi::CommModel::Nccl) {
-      mpi::LibraryChoice lc;
-      std::string library;
-      int decided = lower_library_choice(s, info, c, layout, inputs[sizes_at], lc, library);
-      if (decided < 0) return failed;
-      if (decided > 0) {
-        alg = lc.algorithm;
-        node_aware = lc.node_aware;
-        variant = lc.variant;
-        library_segment = lc.segment;
-        chosen = fmt::format("{}'s choice ({})", library, lc.why);
-        chosen_by = library;
-        m_.library_choices = true;
-      }
-    }
-    // A pipeline's segment size; 0 lets the engine choose the segment count that gives the least time.
-    const Attr* segment = find_attr(s.attrs, "segment");
-    if (alg == mpi::Algorithm::InNetwork &&
-        (choice.model != mpi::CommModel::Fabric || request.transport == mpi::Transport::Staged)) {
-      const Attr* a = find_attr(s.attrs, "algorithm");
-      diags_.error(DiagKind::ConflictingAttributes, a ? a->value->range : s.range,
-                   fmt::format("`algorithm = in_network` reduces in the machine's switches, which only the fabric "
-                               "model routes through, GPU to GPU: this `mpi {}` has the {} model{}",
-                               s.name, mpi::comm_model_name(choice.model),
-                               request.transport == mpi::Transport::Staged ? " and host staging" : ""));
+    if (!lower_collective(s, info, choice, layout, on_fabric, *ranks, inputs, request, engine, title, library_note))
       return failed;
-    }
-    if (segment && choice.model == mpi::CommModel::Nccl) {
-      diags_.error(DiagKind::ConflictingAttributes, segment->name_range,
-                   fmt::format("`segment` sizes the segments of a pipelined {} of an MPI model; the nccl model "
-                               "prices NCCL's own chunks (its protocols' and channels'), which no attribute sets",
-                               s.name));
-      return failed;
-    }
-    if (segment && alg != mpi::Algorithm::Pipeline && alg != mpi::Algorithm::DoubleBinaryTree &&
-        alg != mpi::Algorithm::InNetwork) {
-      diags_.error(DiagKind::ConflictingAttributes, segment->name_range,
-                   fmt::format("`segment` sizes the segments of a pipelined {}, not of algorithm `{}`", s.name,
-                               mpi::algorithm_name(alg)));
-      if (const Attr* a = find_attr(s.attrs, "algorithm"))
-        diags_.note(a->value->range,
-                    "the algorithm is chosen here (`pipeline`, `double_binary_tree` and `in_network` take a segment)");
-      return failed;
-    }
-    if (segment) {
-      ValueId v = lower_expr(*segment->value);
-      add_check(CheckKind::Positive, v, segment->value->range, fmt::format("`segment` of `mpi {}`", s.name));
-      inputs.push_back(v);
-    } else {
-      inputs.push_back(b_.constant(library_segment, Dim::byte(), s.range));
-    }
-    // NCCL-style channels: rings side by side, priced on the fabric (a fitted model has no links to spread them on).
-    if (const Attr* a = find_attr(s.attrs, "channels")) {
-      // NCCL runs at most MAXCHANNELS = 64 channels (src/include/device.h); the fabric model's rings, 1,024.
-      const bool nccl = choice.model == mpi::CommModel::Nccl;
-      auto channels = count("channels", 1, nccl ? 64 : 1024, 1);
-      if (!channels) {
-        if (nccl) diags_.note(a->value->range, "NCCL runs at most 64 channels (MAXCHANNELS in its src/include/device.h)");
-        return failed;
-      }
-      if (alg != mpi::Algorithm::Ring || !on_fabric) {
-        diags_.error(DiagKind::ConflictingAttributes, a->name_range,
-                     fmt::format("`channels` spreads a ring over rings side by side on the machine's links: it needs "
-                                 "`algorithm = ring` and the fabric model, and this `mpi {}` has {} and the {} model",
-                                 s.name, mpi::algorithm_name(alg), mpi::comm_model_name(choice.model)));
-        return failed;
-      }
-      request.channels = *channels;
-    }
-    if (on_fabric) {
-      request.collective = c;
-      request.algorithm = alg;
-      request.node_aware = node_aware;
-      request.variant = variant;
-      request.chosen_by = chosen_by;
-      request.sizes.assign(inputs.begin() + std::ptrdiff_t(sizes_at), inputs.end());
-    } else {
-      engine = mpi::CommEngine::collective(choice, layout, c, alg, node_aware, variant);
-      engine->set_chosen_by(chosen_by);
-    }
-    std::string alg_title = mpi::algorithm_title(alg, node_aware.on && mpi::has_node_aware(c), variant, c);
-    library_note = chosen;
-    if (choice.model == mpi::CommModel::Nccl)
-      alg_title = request.nccl_algorithm >= 0 || request.nccl_protocol >= 0
-                      ? fmt::format("nccl {}{}{}", request.nccl_algorithm >= 0 ? alg_word : "",
-                                    request.nccl_algorithm >= 0 && request.nccl_protocol >= 0 ? "/" : "",
-                                    request.nccl_protocol >= 0
-                                        ? word_of(find_attr(s.attrs, "protocol")->word_param,
-                                                  find_attr(s.attrs, "protocol")->value->name)
-                                        : "")
-                      : "nccl, tuner's choice";
-    title = fmt::format("mpi {} ({}, {} ranks{})", s.name, alg_title, *ranks,
-                        request.channels > 1 ? fmt::format(", {} channels", request.channels) : "");
   }
   if (diags_.has_errors()) return failed;
   EngineCall call{engine, inputs};
