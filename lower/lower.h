@@ -148,6 +148,10 @@ class Lowerer {
   // True unless --mpi-rules is given and the run's MPI library is not Open MPI (then reported, once); a note at a rule.
   bool openmpi_rules_fit_library(const frontend::Stmt& stmt, const frontend::TypeDecl* lib);
   void note_openmpi_rule(int64_t at);
+  // A classic rules file that Open MPI 5.0 and earlier read otherwise for this operation: a warning naming what they
+  // would run (`released`, non-empty), a note at their rule (`at`, or -1); lower_mpi_library.cpp.
+  void warn_released_rule(const frontend::Stmt& stmt, int64_t ranks, const std::string& released, int64_t at,
+                          const std::string& library);
   int lower_library_choice(const frontend::Stmt& stmt, const MpiMachineInfo& info, mpi::Collective collective,
                            const mpi::Layout& layout, ValueId bytes, mpi::LibraryChoice& out, std::string& library);
   // The nccl model (lower_mpi_nccl.cpp): NCCL's tuner over bandwidths the fabric gives.

@@ -201,8 +201,10 @@ bool Lowerer::lower_alltoallv(const Stmt& s, const MpiMachineInfo& info, const m
     if (lib && lib->component_kind == "openmpi_library") {
       // Open MPI's tuned component decides an alltoallv by the rank count alone (coll_tuned_decision_fixed.c), or
       // the user's rules file by the rank count.
-      std::string why;
-      alg = mpi::openmpi_alltoallv_choice(layout.ranks, openmpi_rules_, layout, why);
+      std::string why, released;
+      int64_t released_at = -1;
+      alg = mpi::openmpi_alltoallv_choice(layout.ranks, openmpi_rules_, layout, why, released, released_at);
+      warn_released_rule(s, layout.ranks, released, released_at, lib->name);
       chosen_by = lib->name;
       library_note = fmt::format("{}'s choice ({})", lib->name, why);
       m_.library_choices = true;

@@ -53,6 +53,20 @@ void Lowerer::note_openmpi_rule(int64_t at) {
     diags_.note({openmpi_rules_file_, uint32_t(at), uint32_t(at) + 1}, "the rule that chose it");
 }
 
+// A classic rules file whose communicator sizes Open MPI 5.0 and earlier read otherwise (openmpi_rules_classic.cpp):
+// this run reads it as Open MPI's main branch does, and says what the released versions would run.
+void Lowerer::warn_released_rule(const Stmt& s, int64_t ranks, const std::string& released, int64_t at,
+                                 const std::string& library) {
+  if (released.empty()) return;
+  diags_.warning(DiagKind::AssumedValue, s.range,
+                 fmt::format("`mpi {}` over {} ranks: {} reads the classic rules file as Open MPI's main branch does "
+                             "(a communicator size ends its rule's range); Open MPI 5.0 and earlier take the rule of "
+                             "the largest communicator size at most the ranks, and would run {} here",
+                             s.name, ranks, library, released));
+  if (at >= 0 && openmpi_rules_file_ != support::kNoFile)
+    diags_.note({openmpi_rules_file_, uint32_t(at), uint32_t(at) + 1}, "the rule Open MPI 5.0 and earlier would take");
+}
+
 int Lowerer::lower_library_choice(const Stmt& s, const MpiMachineInfo& info, mpi::Collective c,
                                   const mpi::Layout& layout, ValueId bytes, mpi::LibraryChoice& out,
                                   std::string& library) {
@@ -112,6 +126,7 @@ int Lowerer::lower_library_choice(const Stmt& s, const MpiMachineInfo& info, mpi
   if (openmpi) {
     // Open MPI decides by bytes alone (its total_dsize), whatever the element size.
     out = mpi::openmpi_choice(values, c, layout, n, openmpi_rules_);
+    warn_released_rule(s, layout.ranks, out.released, out.released_rule_at, lib->name);
     if (out.segment > 0) {
       // A rule's seg_size as Open MPI counts it (COLL_BASE_COMPUTED_SEGCOUNT, coll_base_functions.h): whole
       // elements, a remainder over half an element rounding up; below one element, or the whole buffer or more,

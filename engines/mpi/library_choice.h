@@ -24,6 +24,10 @@ struct LibraryChoice {
   std::string substitute;  // non-empty: the library runs what gpmc does not model, and what is priced instead
   std::string unmodelled;  // non-empty: a user's rule asks for what gpmc does not model (an error)
   int64_t rule_at = -1;    // the byte offset of the user's rule that decided, or -1
+  // A rules file in the classic format that Open MPI 5.0 and earlier read otherwise for this operation: what they
+  // would run, and the offset of the rule they would take (-1: none, the fixed decision).
+  std::string released;
+  int64_t released_rule_at = -1;
   double segment = 0;      // > 0: a pipeline's segment size the user's rule gives (its seg_size, in bytes)
   std::string why;        // the rule that chose it, for the report
   bool counted = false;   // an element count decided it, and another element size (1 to 16 B) would decide otherwise
@@ -42,6 +46,8 @@ const std::vector<std::string>& openmpi_library_attributes();
 LibraryChoice openmpi_choice(const std::vector<double>& values, Collective c, const Layout& layout, double bytes,
                              const OpenmpiRules* rules = nullptr);
 // Open MPI's alltoallv over `ranks` (by rank count alone, or the rules file's): Linear or Pairwise, and the rule.
-Algorithm openmpi_alltoallv_choice(int64_t ranks, const OpenmpiRules* rules, const Layout& layout, std::string& why);
+// `released` (and the offset of its rule): what Open MPI 5.0 and earlier would run instead from a classic rules file.
+Algorithm openmpi_alltoallv_choice(int64_t ranks, const OpenmpiRules* rules, const Layout& layout, std::string& why,
+                                   std::string& released, int64_t& released_at);
 
 }  // namespace gpm::mpi

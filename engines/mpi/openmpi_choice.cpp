@@ -193,6 +193,8 @@ struct Decision {
   int64_t faninout = 0, segsize = 0, reqs = 0;
   const OpenmpiMsgRule* rule = nullptr;
   std::string why;
+  std::string released;  // a classic file that Open MPI 5.0 and earlier read otherwise here: what they would run
+  int64_t released_at = -1;
 };
 
 // The bytes Open MPI's dynamic decisions compare with a rule's message sizes (coll_tuned_decision_dynamic.c): the
@@ -216,7 +218,19 @@ Decision decision(const Context& x, Collective c) {
   auto name = [&](int alg) { return alg >= 0 && size_t(alg) < names.size() ? names[size_t(alg)] : std::string("?"); };
   if (x.rules) {
     const double bytes = rules_bytes(c, p, x.n);
-    if (const OpenmpiMsgRule* r = find_openmpi_rule(*x.rules, openmpi_collective_name(c), x.l, bytes); r && r->alg) {
+    const OpenmpiMsgRule* r = find_openmpi_rule(*x.rules, openmpi_collective_name(c), x.l, bytes);
+    const OpenmpiMsgRule* old = find_openmpi_rule_released(*x.rules, openmpi_collective_name(c), x.l, bytes);
+    if ((r && r->alg ? r->alg : 0) != (old && old->alg ? old->alg : 0) ||
+        (r && old && r->alg && (r->faninout != old->faninout || r->segsize != old->segsize || r->reqs != old->reqs))) {
+      d.released = old && old->alg ? fmt::format("{} algorithm {} ({})", openmpi_collective_name(c), old->alg,
+                                                 name(old->alg))
+                                   : std::string("the fixed decision");
+      if (old && old->alg && (old->faninout || old->segsize || old->reqs))
+        d.released += fmt::format(" with fan-in/out {}, segment size {}, request limit {}", old->faninout,
+                                  old->segsize, old->reqs);
+      d.released_at = old ? int64_t(old->at) : -1;
+    }
+    if (r && r->alg) {
       d.alg = r->alg;
       d.faninout = r->faninout;
       d.segsize = r->segsize;
@@ -251,6 +265,8 @@ struct Pick {
   Variant parts;       // a non-overlapping composition's parts
   double segment = 0;     // a rule's seg_size (bytes) for a pipeline or a tree in segments
   bool segmented = false;  // a tree or chains in segments (Variant::segmented)
+  std::string released;    // Decision::released
+  int64_t released_at = -1;
 };
 
 // gpmc's algorithm for Open MPI's decision `d` of `c`.
@@ -280,6 +296,8 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
   Pick out;
   out.why = d.why;
   out.rule = d.rule;
+  out.released = d.released;
+  out.released_at = d.released_at;
   out.unmodelled = unmodelled_parameters(c, d, p);
   auto lacks = [&](const char* what) {
     out.unmodelled = fmt::format("Open MPI's {} algorithm {} ({}), which gpmc does not model", openmpi_collective_name(c),
@@ -292,6 +310,10 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
     a = sub.algorithm;
     n_chains = sub.chains;
     out.why += fmt::format("; its {}: {}", collective_name(pc), sub.why);
+    if (out.released.empty() && !sub.released.empty()) {
+      out.released = fmt::format("for its {}, {}", collective_name(pc), sub.released);
+      out.released_at = sub.released_at;
+    }
     if (out.substitute.empty()) out.substitute = sub.substitute;
     if (out.unmodelled.empty()) {
       out.unmodelled = sub.unmodelled;
@@ -476,6 +498,8 @@ LibraryChoice openmpi_choice(const std::vector<double>& v, Collective c, const L
   out.substitute = got.substitute;
   out.unmodelled = got.unmodelled;
   out.rule_at = got.rule ? int64_t(got.rule->at) : -1;
+  out.released = got.released;
+  out.released_rule_at = got.released_at;
   out.segment = got.segment;
   out.variant = got.parts;
   out.variant.segmented = got.segmented;
@@ -485,8 +509,19 @@ LibraryChoice openmpi_choice(const std::vector<double>& v, Collective c, const L
   return out;
 }
 
-Algorithm openmpi_alltoallv_choice(int64_t p, const OpenmpiRules* rules, const Layout& l, std::string& why) {
+Algorithm openmpi_alltoallv_choice(int64_t p, const OpenmpiRules* rules, const Layout& l, std::string& why,
+                                   std::string& released, int64_t& released_at) {
   // A rules file's alltoallv rules are matched with a message size of 0 (Open MPI knows no total there).
+  if (rules) {
+    const OpenmpiMsgRule* r = find_openmpi_rule(*rules, "alltoallv", l, 0);
+    const OpenmpiMsgRule* old = find_openmpi_rule_released(*rules, "alltoallv", l, 0);
+    if ((r ? r->alg : 0) != (old ? old->alg : 0)) {
+      released = old && old->alg ? fmt::format("alltoallv algorithm {} ({})", old->alg,
+                                               old->alg == 1 ? "basic_linear" : "pairwise")
+                                 : std::string("the fixed decision");
+      released_at = old ? int64_t(old->at) : -1;
+    }
+  }
   if (rules)
     if (const OpenmpiMsgRule* r = find_openmpi_rule(*rules, "alltoallv", l, 0); r && r->alg) {
       why = fmt::format("the rules file's alltoallv algorithm {} ({}) for {} ranks", r->alg,

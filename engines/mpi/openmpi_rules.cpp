@@ -129,6 +129,9 @@ const std::vector<std::string>& openmpi_algorithm_names(std::string_view collect
 }
 
 std::optional<OpenmpiRules> parse_openmpi_rules(std::string_view text, std::string& error, uint32_t& error_at) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || (text[first] != '{' && text[first] != '[' && text[first] != '"'))
+    return parse_openmpi_rules_classic(text, error, error_at);
   json root;
   try {
     root = json::parse(text.begin(), text.end());

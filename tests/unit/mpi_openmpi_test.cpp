@@ -101,9 +101,15 @@ TEST_CASE("mpi openmpi: allgather, reduce_scatter, alltoall(v), gather, scatter 
   CHECK(choose(Collective::Alltoall, 40, 1 << 20).algorithm == Algorithm::Linear);  // linear_sync, no limit
   CHECK(choose(Collective::Alltoall, 100, 1 << 20).algorithm == Algorithm::Pairwise);
   std::string why;
-  CHECK(openmpi_alltoallv_choice(3, nullptr, make_layout(3, 1, 1, Mapping{}), why) == Algorithm::Pairwise);
-  CHECK(openmpi_alltoallv_choice(100, nullptr, make_layout(100, 1, 1, Mapping{}), why) == Algorithm::Pairwise);
-  CHECK(openmpi_alltoallv_choice(200, nullptr, make_layout(200, 1, 1, Mapping{}), why) == Algorithm::Linear);
+  std::string released;
+  int64_t released_at = -1;
+  CHECK(openmpi_alltoallv_choice(3, nullptr, make_layout(3, 1, 1, Mapping{}), why, released, released_at) ==
+        Algorithm::Pairwise);
+  CHECK(openmpi_alltoallv_choice(100, nullptr, make_layout(100, 1, 1, Mapping{}), why, released, released_at) ==
+        Algorithm::Pairwise);
+  CHECK(openmpi_alltoallv_choice(200, nullptr, make_layout(200, 1, 1, Mapping{}), why, released, released_at) ==
+        Algorithm::Linear);
+  CHECK(released.empty());
   CHECK(choose(Collective::Gather, 6, 100).algorithm == Algorithm::BinomialTree);
   CHECK(choose(Collective::Gather, 6, 4096).algorithm == Algorithm::Linear);
   CHECK(choose(Collective::Gather, 6, 1 << 20).algorithm == Algorithm::LinearSync);
@@ -198,4 +204,81 @@ TEST_CASE("mpi openmpi: a rule's seg_size segments the pipeline, chains and tree
   CHECK(ring.algorithm == Algorithm::Ring);
   CHECK(ring.segment == 65536);
   CHECK(ring.unmodelled.empty());
+}
+
+TEST_CASE("mpi openmpi: a classic rules file, read as Open MPI main reads it, and where Open MPI 5.0 reads it otherwise") {
+  // Open MPI's classic format (coll_tuned_dynamic_file.c): collectives; id, communicator sizes; size, message sizes;
+  // message size, algorithm, fan-in/out, segment size (and, from version 2, a request limit on the same line).
+  const std::string text = "rule-file-version-2\n"
+                           "# comment\n"
+                           "2\n"
+                           "2 3      # allreduce, three communicator sizes\n"
+                           "4 1 0 3 0 0\n"
+                           "16 2 0 3 0 0 # rd\n"
+                           "   65536 4 0 0 8\n"
+                           "64 1 0 6 0 0\n"
+                           "3 1 0 1 0 1 0 0 7 # alltoall: every size, linear, 7 requests\n";
+  std::string error;
+  uint32_t at = 0;
+  auto rules = parse_openmpi_rules(text, error, at);
+  REQUIRE_MESSAGE(rules, error);
+  CHECK(rules->classic);
+  const auto& allreduce = rules->collectives.at("allreduce");
+  REQUIRE(allreduce.size() == 3);
+  // Open MPI main: size c_k ends rule k (c_k - 1), the next starts after it, the last has no end.
+  CHECK(allreduce[0].min == 0);
+  CHECK(allreduce[0].max == 3);
+  CHECK(allreduce[1].min == 4);
+  CHECK(allreduce[1].max == 15);
+  CHECK(allreduce[2].min == 16);
+  CHECK(allreduce[2].max == kRuleInf);
+  REQUIRE(allreduce[1].rules.size() == 2);
+  CHECK(allreduce[1].rules[0].max == 65535);
+  CHECK(allreduce[1].rules[1].min == 65536);
+  CHECK(allreduce[1].rules[1].reqs == 8);  // version 2: the fifth number on the rule's line
+  CHECK(text.substr(allreduce[1].rules[1].at, 5) == "65536");
+  // The alltoall's 7 after its rule's segment size is on the same line: its request limit.
+  CHECK(rules->collectives.at("alltoall")[0].rules[0].reqs == 7);
+  // 8 ranks: main takes rule 1 (4-15 ranks, declared 16): from 64 KiB the ring; 5.0 the last size at most 8, the one
+  // declared 4: recursive doubling.
+  const Layout eight = make_layout(8, 8, 8, Mapping{});
+  REQUIRE(find_openmpi_rule(*rules, "allreduce", eight, 100000));
+  CHECK(find_openmpi_rule(*rules, "allreduce", eight, 100000)->alg == 4);
+  REQUIRE(find_openmpi_rule_released(*rules, "allreduce", eight, 100000));
+  CHECK(find_openmpi_rule_released(*rules, "allreduce", eight, 100000)->alg == 3);
+  auto chosen = openmpi_choice(kOpenmpi, Collective::Allreduce, eight, 100000, &*rules);
+  CHECK(chosen.algorithm == Algorithm::Ring);
+  CHECK(chosen.released.find("algorithm 3 (recursive_doubling)") != std::string::npos);
+  CHECK(text.substr(size_t(chosen.released_rule_at), 5) == "0 3 0");
+  // 2 ranks: both the first rule (5.0: every size is larger, so the first).
+  CHECK(openmpi_choice(kOpenmpi, Collective::Allreduce, make_layout(2, 2, 2, Mapping{}), 100000, &*rules)
+            .released.empty());
+  // 100 ranks: both the last.
+  CHECK(find_openmpi_rule_released(*rules, "allreduce", make_layout(100, 8, 8, Mapping{}), 1)->alg == 6);
+  CHECK(openmpi_choice(kOpenmpi, Collective::Allreduce, make_layout(100, 8, 8, Mapping{}), 1, &*rules)
+            .released.empty());
+  // Version 1 reads no request limit: a fifth number is the next rule's.
+  auto v1 = parse_openmpi_rules("1 3 1 0 1 0 1 0 0 5\n", error, at);
+  CHECK(!v1);
+  CHECK(error.find("end before this") != std::string::npos);
+  CHECK(at == 18);
+
+  // Errors, each at its place.
+  auto fails = [&](const std::string& file, const std::string& says, const std::string& place) {
+    CAPTURE(file);
+    CHECK(!parse_openmpi_rules(file, error, at));
+    CHECK_MESSAGE(error.find(says) != std::string::npos, error);
+    CHECK(file.substr(at, place.size()) == place);
+  };
+  fails("1 2 1 0 1 allreduce 3 0 0\n", "`allreduce` is not a number", "allreduce");
+  fails("# rules\nrule-file-version-2\n1 2 1 0 1 0 3 0 0\n", "only at the file's first byte", "rule-file");
+  fails("1 22 1 0 1 0 1 0 0\n", "Open MPI numbers its collectives 0 (allgather) to 21", "22");
+  fails("1 2 1 0 1 16 3 0 0\n", "starts at 16 B", "16");
+  fails("1 2 2 8 1 0 3 0 0 8 1 0 3 0 0\n", "not above the one before (8)", "8 1 0 3 0 0\n");
+  fails("1 2 1 0 2 0 3 0 0 0 4 0 0\n", "not above the one before (0)", "0 4");
+  fails("1 2 1 0 1 0 8 0 0\n", "allreduce's algorithms are numbered 0 to 7", "8");
+  fails("2 2 1 0 1 0 3 0 0 2 1 0 1 0 3 0 0\n", "allreduce (2) has rules earlier", "2 1 0 1 0 3 0 0\n");
+  fails("1 2 1 0 1 0 3 0\n", "the file ends where Open MPI reads the segment size", "");
+  fails("1 2 1 0 1 0 -3 0 0\n", "is -3", "-3");
+  fails("", "the file ends where Open MPI reads the number of collectives", "");
 }
