@@ -356,6 +356,13 @@ bool Session::load_openmpi_rules() {
   std::string text;
   if (!support::read_source_file(options_.mpi_rules, text, diags_, {})) return false;
   openmpi_rules_file_ = sources_.add(options_.mpi_rules, text);
+  if (const size_t bad = support::first_non_text_byte(sources_.text(openmpi_rules_file_)); bad != std::string::npos) {
+    const auto c = static_cast<unsigned char>(sources_.text(openmpi_rules_file_)[bad]);
+    diags_.error(DiagKind::InvalidEncoding, {openmpi_rules_file_, uint32_t(bad), uint32_t(bad) + 1},
+                 c == 0 ? std::string("--mpi-rules: NUL byte in a rules file: is this a binary file?")
+                        : fmt::format("--mpi-rules: invalid UTF-8 byte 0x{:02X}: a rules file must be UTF-8 text", c));
+    return false;
+  }
   std::string error;
   uint32_t at = 0;
   auto rules = mpi::parse_openmpi_rules(sources_.text(openmpi_rules_file_), error, at);

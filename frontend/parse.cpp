@@ -21,23 +21,15 @@ using gpm_gen::GpmParser;
 // Reports the first invalid UTF-8 sequence or NUL byte; returns false if there is one.
 bool check_encoding(const SourceManager& sources, FileId file, DiagnosticEngine& diags) {
   const std::string& text = sources.text(file);
-  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
-  size_t n = text.size();
-  for (size_t i = 0; i < n;) {
-    unsigned char c = bytes[i];
-    size_t len = utf8_sequence_length(bytes + i, n - i);
-    if (len == 0 || c == 0) {
-      SourceRange at{file, uint32_t(i), uint32_t(i + 1)};
-      if (c == 0)
-        diags.error(DiagKind::InvalidEncoding, at, "NUL byte in source: is this a binary file?");
-      else
-        diags.error(DiagKind::InvalidEncoding, at,
-                    fmt::format("invalid UTF-8 byte 0x{:02X}: .gpm files must be UTF-8 text", c));
-      return false;
-    }
-    i += len;
-  }
-  return true;
+  const size_t i = first_non_text_byte(text);
+  if (i == std::string::npos) return true;
+  const auto c = static_cast<unsigned char>(text[i]);
+  SourceRange at{file, uint32_t(i), uint32_t(i + 1)};
+  if (c == 0)
+    diags.error(DiagKind::InvalidEncoding, at, "NUL byte in source: is this a binary file?");
+  else
+    diags.error(DiagKind::InvalidEncoding, at, fmt::format("invalid UTF-8 byte 0x{:02X}: .gpm files must be UTF-8 text", c));
+  return false;
 }
 
 // Forwards ANTLR's syntax errors to the diagnostic engine with plainer wording.

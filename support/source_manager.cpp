@@ -18,6 +18,16 @@ size_t utf8_sequence_length(const unsigned char* p, size_t remaining) {
   return len;
 }
 
+size_t first_non_text_byte(std::string_view text) {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
+  for (size_t i = 0; i < text.size();) {
+    const size_t len = utf8_sequence_length(bytes + i, text.size() - i);
+    if (len == 0 || bytes[i] == 0) return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
 FileId SourceManager::add(std::string display_path, std::string text) {
   File file{std::move(display_path), std::move(text), {0}};
   for (uint32_t i = 0; i < file.text.size(); ++i)

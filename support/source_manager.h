@@ -31,6 +31,8 @@ struct LineColumn {
 // The length of the well-formed UTF-8 sequence at `p` (1 to 4), or 0 if it is malformed (a stray
 // continuation byte, an overlong form, a surrogate, a value past U+10FFFF, a truncated sequence).
 size_t utf8_sequence_length(const unsigned char* p, size_t remaining);
+// Where `text` stops being text: the offset of its first NUL byte or malformed UTF-8 sequence, or npos.
+size_t first_non_text_byte(std::string_view text);
 
 class SourceManager {
  public:

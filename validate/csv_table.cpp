@@ -34,18 +34,13 @@ std::vector<CsvCell> split_cells(const std::string& text, support::FileId file, 
 
 // Reports a NUL byte or malformed UTF-8; true when the text is clean.
 bool check_text(const std::string& text, support::FileId file, support::DiagnosticEngine& diags) {
-  const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
-  for (size_t i = 0; i < text.size();) {
-    size_t len = support::utf8_sequence_length(bytes + i, text.size() - i);
-    if (len == 0 || bytes[i] == 0) {
-      diags.error(DiagKind::InvalidEncoding, SourceRange{file, uint32_t(i), uint32_t(i + 1)},
-                  bytes[i] == 0 ? std::string("NUL byte in a CSV file: is this a binary file?")
-                                : fmt::format("invalid UTF-8 byte 0x{:02X}: CSV files must be UTF-8 text", bytes[i]));
-      return false;
-    }
-    i += len;
-  }
-  return true;
+  const size_t i = support::first_non_text_byte(text);
+  if (i == std::string::npos) return true;
+  const auto c = static_cast<unsigned char>(text[i]);
+  diags.error(DiagKind::InvalidEncoding, SourceRange{file, uint32_t(i), uint32_t(i + 1)},
+              c == 0 ? std::string("NUL byte in a CSV file: is this a binary file?")
+                     : fmt::format("invalid UTF-8 byte 0x{:02X}: CSV files must be UTF-8 text", c));
+  return false;
 }
 
 }  // namespace

@@ -108,13 +108,17 @@ class Numbers {
     char* end = nullptr;
     errno = 0;
     const long long v = std::strtoll(token.c_str(), &end, 0);
+    // A long token is shown by its start (the caret marks where it is).
+    size_t cut = token.size() > 40 ? 37 : token.size();
+    while (cut > 0 && cut < token.size() && (static_cast<unsigned char>(token[cut]) & 0xC0) == 0x80) --cut;
+    const std::string shown = cut < token.size() ? token.substr(0, cut) + "..." : token;
     if (token.empty() || end != token.c_str() + token.size())
       fail(last_, fmt::format("`{}` is not a number, and Open MPI reads {} here: a classic rules file holds whole "
                               "numbers and `#` comments only (Open MPI would skip the other characters and read "
                               "whatever number comes next)",
-                              token, what));
+                              shown, what));
     if (errno == ERANGE || v < 0)
-      fail(last_, fmt::format("{} is {}: a whole number of at least 0 and at most 2^63 - 1", what, token));
+      fail(last_, fmt::format("{} is {}: a whole number of at least 0 and at most 2^63 - 1", what, shown));
     return int64_t(v);
   }
 
