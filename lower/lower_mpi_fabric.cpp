@@ -35,8 +35,9 @@ std::string fabric_engine_key(const MpiFabricRequest& r, const mpi::FabricPlacem
                                 r.node_aware.bcast_k, r.node_aware.reduce_k);
   key += r.chosen_by + '|';
   const mpi::Variant& v = r.variant;
-  key += fmt::format("{}|{}|{}|{}|{}|{}|{}|", v.bcast_chains, v.reduce_chains, v.radix, int(v.reduce_part),
-                     int(v.bcast_part), v.reduce_part_chains, v.bcast_part_chains);
+  key += fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|", v.bcast_chains, v.reduce_chains, v.radix, int(v.reduce_part),
+                     int(v.bcast_part), v.reduce_part_chains, v.bcast_part_chains, v.segmented, v.ring_phases,
+                     v.requests);
   auto append = [&key](const auto& v) {
     key += std::to_string(v.size()) + ':';
     key.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(v[0]));

@@ -175,6 +175,27 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a,
     out.push_back(one_message_round(l, 1.0 / double(p), double(p - 1), "ring allgather step", next, keep_messages));
     return out;
   }
+  if (l.ranks >= 2 && c == Collective::Alltoall && a == Algorithm::Linear && variant.requests > 0 &&
+      variant.requests < l.ranks - 1 && keep_messages) {
+    // Open MPI's ompi_coll_base_alltoall_intra_linear_sync with max_outstanding_reqs = k: each rank keeps k sends in
+    // flight, to r - 1, r - 2, ... (and k receives from r + 1, r + 2, ...), posting the next as one completes. On the
+    // fabric every rank's messages are alike, so they complete together: batches of k shifts, one after another.
+    // (The fitted models price every all-to-all's messages one after another, below.)
+    const int64_t p = l.ranks, k = variant.requests;
+    std::vector<Round> out;
+    for (int64_t first = 1; first < p; first += k) {
+      const int64_t last = std::min(p - 1, first + k - 1);
+      Round round = one_message_round(l, 1, 1, "", [&](int64_t r) { return (r - first + p) % p; }, true);
+      for (int64_t i = first + 1; i <= last; ++i) {
+        Round shift = one_message_round(l, 1, 1, "", [&](int64_t r) { return (r - i + p) % p; }, true);
+        round.messages.insert(round.messages.end(), shift.messages.begin(), shift.messages.end());
+      }
+      round.what = fmt::format("linear_sync batch {} (shifts -{} to -{})", (first - 1) / k + 1, first, last);
+      round.steps_each = double(last - first + 1);
+      out.push_back(std::move(round));
+    }
+    return out;
+  }
   if (l.ranks >= 2 && variant.segmented)
     if (auto rounds = detail::segmented_tree_rounds(l, c, a, keep_messages, variant); !rounds.empty()) return rounds;
   if (l.ranks >= 2 && detail::is_tree_algorithm(c, a)) return detail::tree_rounds(l, c, a, keep_messages, variant);

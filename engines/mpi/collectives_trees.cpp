@@ -30,6 +30,9 @@ std::string variant_title(Algorithm a, const Variant& v, Collective c) {
       if (c == Collective::Allreduce && v.ring_phases > 1) return fmt::format("ring (segmented, {} phases)", v.ring_phases);
       return "ring";
     case Algorithm::Knomial: return fmt::format("knomial (radix {})", v.radix);
+    case Algorithm::Linear:
+      if (c == Collective::Alltoall && v.requests > 0) return fmt::format("linear_sync ({} requests)", v.requests);
+      return "linear";
     case Algorithm::Chain:
       if (c == Collective::Bcast || c == Collective::Reduce)
         return fmt::format("chain ({})", chains(c == Collective::Bcast ? v.bcast_chains : v.reduce_chains));

@@ -272,8 +272,8 @@ struct Pick {
 // gpmc's algorithm for Open MPI's decision `d` of `c`.
 Pick pick(const Context& x, Collective c, const Decision& d);
 
-// What a user's rule asks for that gpmc does not model: segments, a request limit, a radix.
-std::string unmodelled_parameters(Collective c, const Decision& d, int64_t p) {
+// What a user's rule asks for that gpmc does not model: segments of some algorithms, a radix.
+std::string unmodelled_parameters(Collective c, const Decision& d) {
   if (!d.rule) return "";
   // The bcast's and reduce's pipelines, chains and trees and the segmented ring all-reduce take their segments
   // (pick); the split binary tree and the synchronised linear gather would cut theirs in ways gpmc does not model.
@@ -282,10 +282,6 @@ std::string unmodelled_parameters(Collective c, const Decision& d, int64_t p) {
     return fmt::format("with seg_size {} (segments of the message, which gpmc does not model for it: every hop moves "
                        "the whole message; remove seg_size or give 0)",
                        d.segsize);
-  if (c == Collective::Alltoall && d.alg == 4 && d.reqs > 0 && d.reqs < p - 1)
-    return fmt::format("with reqs {} (at most that many requests outstanding, which gpmc does not model: it posts "
-                       "all {} at once)",
-                       d.reqs, p - 1);
   if (c == Collective::Allgather && d.alg == 2 && d.faninout != 0 && d.faninout != 2)
     return fmt::format("with faninout {} (a Bruck radix other than 2, which gpmc does not model)", d.faninout);
   return "";
@@ -298,7 +294,7 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
   out.rule = d.rule;
   out.released = d.released;
   out.released_at = d.released_at;
-  out.unmodelled = unmodelled_parameters(c, d, p);
+  out.unmodelled = unmodelled_parameters(c, d);
   auto lacks = [&](const char* what) {
     out.unmodelled = fmt::format("Open MPI's {} algorithm {} ({}), which gpmc does not model", openmpi_collective_name(c),
                                  d.alg, what);
@@ -448,7 +444,16 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
         case 3: out.algorithm = Algorithm::Bruck; break;
         case 4:
           out.algorithm = Algorithm::Linear;
-          out.why += ": with no limit on outstanding requests (the default), every message at once";
+          if (d.reqs > 0 && d.reqs < p - 1) {
+            out.parts.requests = d.reqs;
+            out.why += fmt::format(": at most {} sends in flight", d.reqs);
+          } else {
+            out.why += d.reqs > 0 ? fmt::format(": a limit of {} requests, at least the {} messages, so every message "
+                                                "at once",
+                                                d.reqs, p - 1)
+                                  : std::string(": with no limit on outstanding requests (the default), every "
+                                                "message at once");
+          }
           break;
         case 5:
           out.algorithm = Algorithm::Pairwise;

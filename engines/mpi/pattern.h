@@ -150,6 +150,9 @@ struct Variant {
   bool segmented = false;
   // Open MPI's segmented ring all-reduce (a rule's seg_size): its reduce-scatter in this many phases (collectives.cpp).
   int64_t ring_phases = 1;
+  // Open MPI's linear_sync all-to-all with a request limit (a rule's reqs): at most this many sends in flight, taken
+  // as batches of that many on the fabric (collectives.cpp); 0: every message at once.
+  int64_t requests = 0;
   bool operator==(const Variant&) const = default;
 };
 // How the report names an algorithm with its variant: "chain (2 chains)", "knomial (radix 4)",

@@ -282,3 +282,30 @@ TEST_CASE("mpi openmpi: a classic rules file, read as Open MPI main reads it, an
   fails("1 2 1 0 1 0 -3 0 0\n", "is -3", "-3");
   fails("", "the file ends where Open MPI reads the number of collectives", "");
 }
+
+TEST_CASE("mpi openmpi: a request limit on the linear_sync all-to-all sends in batches on the fabric") {
+  std::string error;
+  uint32_t at = 0;
+  auto rules = parse_openmpi_rules(
+      R"({ "rule_file_version": 3, "module": "tuned", "collectives": { "alltoall": [ { "rules": [ { "alg": 4, "reqs": 3 } ] } ] } })",
+      error, at);
+  REQUIRE_MESSAGE(rules, error);
+  const Layout eight = make_layout(8, 8, 8, Mapping{});
+  auto chosen = openmpi_choice(kOpenmpi, Collective::Alltoall, eight, 1024, &*rules);
+  CHECK(chosen.unmodelled.empty());
+  CHECK(chosen.algorithm == Algorithm::Linear);
+  CHECK(chosen.variant.requests == 3);
+  // ompi_coll_base_alltoall_intra_linear_sync: 3 sends in flight, to r - 1, r - 2, ...: shifts 1-3, 4-6, 7.
+  auto rounds = collective_rounds(eight, Collective::Alltoall, Algorithm::Linear, true, 1, NodeAware{}, chosen.variant);
+  REQUIRE(rounds.size() == 3);
+  CHECK(rounds[0].messages.size() == 24);
+  CHECK(rounds[2].messages.size() == 8);
+  CHECK(rounds[2].messages[0] == std::pair<int32_t, int32_t>{0, 1});  // rank 0's shift 7: to 0 - 7 mod 8
+  CHECK(rounds[0].steps_each == 3);
+  // Over 4 ranks the limit covers all 3 messages: every message at once.
+  auto four = openmpi_choice(kOpenmpi, Collective::Alltoall, make_layout(4, 4, 4, Mapping{}), 1024, &*rules);
+  CHECK(four.variant.requests == 0);
+  CHECK(collective_rounds(make_layout(4, 4, 4, Mapping{}), Collective::Alltoall, Algorithm::Linear, true, 1,
+                          NodeAware{}, four.variant)
+            .size() == 1);
+}
