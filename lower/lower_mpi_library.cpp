@@ -153,6 +153,10 @@ int Lowerer::lower_library_choice(const Stmt& s, const MpiMachineInfo& info, mpi
           out.variant.ring_phases = phases;
           out.why += fmt::format(", segments of {:g} B: {} phases", elements * element, phases);
         }
+      } else if (out.segment_floor) {
+        // ompi_coll_base_bcast_intra_split_bintree counts its own: seg_size / element size, at least one element.
+        out.segment = std::max(1.0, std::floor(asked / element)) * element;
+        out.why += fmt::format(", segments of {:g} B", out.segment);
       } else if (cut) {
         out.segment = elements * element;
         out.why += fmt::format(", segments of {:g} B", out.segment);

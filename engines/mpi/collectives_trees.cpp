@@ -54,6 +54,21 @@ namespace {
 
 using Message = std::pair<int32_t, int32_t>;
 
+// The split binary tree's last step (ompi_coll_base_bcast_intra_split_bintree): each odd rank r swaps halves with
+// r + 1; with an even p the root sends the second half to rank p - 1, which has no partner.
+std::vector<Message> split_swap(int64_t p) {
+  std::vector<Message> swap;
+  for (int64_t r = 1; r < p; r += 2) {
+    if (r + 1 < p) {
+      swap.emplace_back(int32_t(r), int32_t(r + 1));
+      swap.emplace_back(int32_t(r + 1), int32_t(r));
+    } else {
+      swap.emplace_back(0, int32_t(r));
+    }
+  }
+  return swap;
+}
+
 // The steps of an algorithm, each a set of messages in flight together (a rank's several messages one after another
 // under the fitted models), emitted as rounds. Under the fitted models steps whose statistics must be equal -- the
 // same size, routes and sharing of nodes, sockets and leaves among their senders -- become one round repeated, so
@@ -334,16 +349,7 @@ std::vector<Round> tree_rounds(const Layout& l, Collective c, Algorithm a, bool 
       // forwarding its half to its children; then each odd rank r swaps halves with r + 1, and with an even p the
       // root sends the second half to rank p - 1, which has no partner.
       tree_down(steps, kary_children(p, 2), 0, 0.5, "split binary tree (half the message)");
-      std::vector<Message> swap;
-      for (int64_t r = 1; r < p; r += 2) {
-        if (r + 1 < p) {
-          swap.emplace_back(int32_t(r), int32_t(r + 1));
-          swap.emplace_back(int32_t(r + 1), int32_t(r));
-        } else {
-          swap.emplace_back(0, int32_t(r));
-        }
-      }
-      steps.add(std::move(swap), 0.5, "halves swapped between the subtrees");
+      steps.add(split_swap(p), 0.5, "halves swapped between the subtrees");
       break;
     }
     case Algorithm::NeighborExchange: {
@@ -434,6 +440,10 @@ std::vector<Round> segmented_tree_rounds(const Layout& l, Collective c, Algorith
       break;
     }
     case Algorithm::BinaryTree: children = kary_children(p, 2); break;
+    case Algorithm::SplitBinaryTree:
+      if (c != Collective::Bcast) return {};
+      children = kary_children(p, 2);
+      break;
     case Algorithm::InOrderBinaryTree:
       if (c != Collective::Reduce) return {};
       children = in_order_children(p);
@@ -472,6 +482,17 @@ std::vector<Round> segmented_tree_rounds(const Layout& l, Collective c, Algorith
   Variant shape = v;
   shape.segmented = false;
   std::vector<Round> out;
+  if (a == Algorithm::SplitBinaryTree) {
+    // ompi_coll_base_bcast_intra_split_bintree in segments: the root sends the segments of the first half down its
+    // first subtree and those of the second half down the other, in turn; every rank forwards its half's segments
+    // to its children as they come: one pipelined round of every edge with half the message, S its segments. Then
+    // the halves are swapped whole, as without segments.
+    out.push_back(messages_round(l, std::move(messages), 0.5, 1, "split binary tree in segments (every edge a step, "
+                                 "half the message)", keep));
+    out.back().pipeline_hops = depth;
+    out.push_back(messages_round(l, split_swap(p), 0.5, 1, "halves swapped between the subtrees", keep));
+    return out;
+  }
   out.push_back(messages_round(l, std::move(messages), 1, 1,
                                fmt::format("{} in segments (every edge a step)", variant_title(a, shape, c)), keep));
   out.back().pipeline_hops = depth;

@@ -29,6 +29,7 @@ struct LibraryChoice {
   std::string released;
   int64_t released_rule_at = -1;
   double segment = 0;      // > 0: a pipeline's segment size the user's rule gives (its seg_size, in bytes)
+  bool segment_floor = false;  // its whole elements rounded down (the split binary tree), not COMPUTED_SEGCOUNT's way
   std::string why;        // the rule that chose it, for the report
   bool counted = false;   // an element count decided it, and another element size (1 to 16 B) would decide otherwise
 };

@@ -265,6 +265,7 @@ struct Pick {
   Variant parts;       // a non-overlapping composition's parts
   double segment = 0;     // a rule's seg_size (bytes) for a pipeline or a tree in segments
   bool segmented = false;  // a tree or chains in segments (Variant::segmented)
+  bool segment_floor = false;  // the segment in whole elements rounded down (the split binary tree's)
   std::string released;    // Decision::released
   int64_t released_at = -1;
 };
@@ -276,11 +277,12 @@ Pick pick(const Context& x, Collective c, const Decision& d);
 std::string unmodelled_parameters(Collective c, const Decision& d) {
   if (!d.rule) return "";
   // The bcast's and reduce's pipelines, chains and trees and the segmented ring all-reduce take their segments
-  // (pick); the split binary tree and the synchronised linear gather would cut theirs in ways gpmc does not model.
-  const bool segmented = (c == Collective::Bcast && d.alg == 4) || (c == Collective::Gather && d.alg == 3);
+  // and the split binary tree's (pick); the synchronised linear gather would cut its in a way gpmc does not model.
+  const bool segmented = c == Collective::Gather && d.alg == 3;
   if (segmented && d.segsize > 0)
-    return fmt::format("with seg_size {} (segments of the message, which gpmc does not model for it: every hop moves "
-                       "the whole message; remove seg_size or give 0)",
+    return fmt::format("with seg_size {} (each rank's first segment after the root's go-ahead, the rest of its block "
+                       "overlapping the next rank's, which gpmc does not model: each block goes whole; remove seg_size "
+                       "or give 0)",
                        d.segsize);
   if (c == Collective::Allgather && d.alg == 2 && d.faninout != 0 && d.faninout != 2)
     return fmt::format("with faninout {} (a Bruck radix other than 2, which gpmc does not model)", d.faninout);
@@ -380,7 +382,18 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
     case Collective::Bcast:
       if (linear_or_chain(d.alg)) break;
       switch (d.alg) {
-        case 4: out.algorithm = Algorithm::SplitBinaryTree; break;
+        case 4:
+          if (d.segsize > 0 && (x.n < 2 || double(d.segsize) > std::floor(x.n / 2))) {
+            // ompi_coll_base_bcast_intra_split_bintree: a segment larger than a half (or a buffer with no second
+            // half) runs the chain of one in segments instead.
+            out.chains = 1;
+            out.why += ": the seg_size exceeds half the message, so Open MPI runs the chain of 1";
+            in_segments(Algorithm::Chain);
+          } else {
+            in_segments(Algorithm::SplitBinaryTree);
+            out.segment_floor = out.segmented;
+          }
+          break;
         case 5: in_segments(Algorithm::BinaryTree); break;
         case 7: in_segments(Algorithm::Knomial); break;
         case 8:
@@ -506,6 +519,7 @@ LibraryChoice openmpi_choice(const std::vector<double>& v, Collective c, const L
   out.released = got.released;
   out.released_rule_at = got.released_at;
   out.segment = got.segment;
+  out.segment_floor = got.segment_floor;
   out.variant = got.parts;
   out.variant.segmented = got.segmented;
   out.variant.radix = int64_t(v[kBcastKnomialRadix]);

@@ -158,7 +158,7 @@ TEST_CASE("mpi openmpi: a rules file, its first matching rules, and its errors w
   CHECK(error.find("/module") == 0);
 }
 
-TEST_CASE("mpi openmpi: a rule's seg_size segments the pipeline, chains and trees; the split tree is refused") {
+TEST_CASE("mpi openmpi: a rule's seg_size segments the pipeline, chains and trees, the split tree included") {
   const std::string text = R"({ "rule_file_version": 3, "module": "tuned", "collectives": {
     "bcast": [ { "rules": [ { "msg_size_max": 1000, "alg": "pipeline" }, { "msg_size_max": 100000, "alg": 3, "seg_size": 8192 },
                             { "msg_size_max": 2000000, "alg": "chain", "faninout": 2, "seg_size": 8192 },
@@ -191,9 +191,29 @@ TEST_CASE("mpi openmpi: a rule's seg_size segments the pipeline, chains and tree
   CHECK(chains.variant.segmented);
   CHECK(chains.segment == 8192);
   CHECK(chains.unmodelled.empty());
-  // The split binary tree in segments is not modelled, nor a composition whose reduce runs in segments.
+  // The split binary tree in segments: each half down its subtree in segments (whole elements rounded down), then
+  // the halves swapped; a seg_size over half the message runs the chain of 1 in segments instead.
   auto split = openmpi_choice(kOpenmpi, Collective::Bcast, l, 4 << 20, &*rules);
-  CHECK(split.unmodelled.find("seg_size 8192") != std::string::npos);
+  CHECK(split.unmodelled.empty());
+  CHECK(split.algorithm == Algorithm::SplitBinaryTree);
+  CHECK(split.variant.segmented);
+  CHECK(split.segment_floor);
+  CHECK(split.segment == 8192);
+  auto rounds = collective_rounds(l, Collective::Bcast, Algorithm::SplitBinaryTree, true, 1, NodeAware{}, split.variant);
+  REQUIRE(rounds.size() == 2);
+  CHECK(rounds[0].size_factor == 0.5);
+  CHECK(rounds[0].pipeline_hops == 4);       // 0 -> 1 -> 3 -> 7 -> 15
+  CHECK(rounds[0].messages.size() == 15);    // every edge of the tree
+  CHECK(rounds[1].messages.size() == 15);    // 7 pairs swap, the root sends rank 15 the second half
+  auto split_only = parse_openmpi_rules(
+      R"({ "rule_file_version": 3, "module": "tuned", "collectives": { "bcast": [ { "rules": [ { "alg": 4, "seg_size": 8192 } ] } ] } })",
+      error, at);
+  REQUIRE(split_only);
+  auto small = openmpi_choice(kOpenmpi, Collective::Bcast, l, 12000, &*split_only);
+  CHECK(small.algorithm == Algorithm::Chain);
+  CHECK(small.variant.bcast_chains == 1);
+  CHECK(small.variant.segmented);
+  // A composition whose reduce runs in segments is not modelled.
   auto composed = openmpi_choice(kOpenmpi, Collective::Allreduce, l, 65536, &*rules);
   CHECK(composed.algorithm == Algorithm::NonOverlapping);
   CHECK(composed.unmodelled.find("runs in segments of 4096 B") != std::string::npos);
