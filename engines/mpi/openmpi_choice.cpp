@@ -219,7 +219,8 @@ Decision decision(const Context& x, Collective c) {
   if (x.rules) {
     const double bytes = rules_bytes(c, p, x.n);
     const OpenmpiMsgRule* r = find_openmpi_rule(*x.rules, openmpi_collective_name(c), x.l, bytes);
-    const OpenmpiMsgRule* old = find_openmpi_rule_released(*x.rules, openmpi_collective_name(c), x.l, bytes);
+    const OpenmpiMsgRule* old =
+        x.rules->classic ? find_openmpi_rule_released(*x.rules, openmpi_collective_name(c), x.l, bytes) : r;
     if ((r && r->alg ? r->alg : 0) != (old && old->alg ? old->alg : 0) ||
         (r && old && r->alg && (r->faninout != old->faninout || r->segsize != old->segsize || r->reqs != old->reqs))) {
       d.released = old && old->alg ? fmt::format("{} algorithm {} ({})", openmpi_collective_name(c), old->alg,
@@ -533,20 +534,19 @@ Algorithm openmpi_alltoallv_choice(int64_t p, const OpenmpiRules* rules, const L
   // A rules file's alltoallv rules are matched with a message size of 0 (Open MPI knows no total there).
   if (rules) {
     const OpenmpiMsgRule* r = find_openmpi_rule(*rules, "alltoallv", l, 0);
-    const OpenmpiMsgRule* old = find_openmpi_rule_released(*rules, "alltoallv", l, 0);
+    const OpenmpiMsgRule* old = rules->classic ? find_openmpi_rule_released(*rules, "alltoallv", l, 0) : r;
     if ((r ? r->alg : 0) != (old ? old->alg : 0)) {
       released = old && old->alg ? fmt::format("alltoallv algorithm {} ({})", old->alg,
                                                old->alg == 1 ? "basic_linear" : "pairwise")
                                  : std::string("the fixed decision");
       released_at = old ? int64_t(old->at) : -1;
     }
-  }
-  if (rules)
-    if (const OpenmpiMsgRule* r = find_openmpi_rule(*rules, "alltoallv", l, 0); r && r->alg) {
+    if (r && r->alg) {
       why = fmt::format("the rules file's alltoallv algorithm {} ({}) for {} ranks", r->alg,
                         r->alg == 1 ? "basic_linear" : "pairwise", p);
       return r->alg == 1 ? Algorithm::Linear : Algorithm::Pairwise;
     }
+  }
   const int alg = decide(kAlltoallv, p, 0);
   why = fmt::format("alltoallv algorithm {} ({}) for {} ranks", alg, alg == 1 ? "basic_linear" : "pairwise", p);
   return alg == 1 ? Algorithm::Linear : Algorithm::Pairwise;
