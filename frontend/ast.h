@@ -55,7 +55,7 @@ struct Expr {
 };
 using ExprPtr = std::unique_ptr<Expr>;
 
-enum class DeclKind { Import, Param, Let, Fn, Type, Machine, App };
+enum class DeclKind { Import, Table, Param, Let, Fn, Type, Machine, App };
 
 struct Decl {
   DeclKind kind;
@@ -72,6 +72,20 @@ struct Decl {
 struct ImportDecl : Decl {
   ImportDecl() : Decl(DeclKind::Import) {}
   std::string path;  // as written, without quotes
+};
+
+// `table name = "file.csv"`: a CSV file of numbers, read by the loader (frontend/table_file.cpp); `name(i, j)` is
+// the number at row i, column j, from 0.
+struct TableDecl : Decl {
+  TableDecl() : Decl(DeclKind::Table) {}
+  std::string path;         // as written, without quotes
+  SourceRange path_range;   // the string
+  std::string resolved;     // the file read, as diagnostics show it; set by the loader
+  FileId table_file = kNoFile;  // the file's text in the source manager, for diagnostics at its cells
+  bool loaded = false;      // false when the file could not be read (reported)
+  size_t rows = 0, cols = 0;
+  std::vector<double> cells;  // row by row
+  std::vector<SourceRange> cell_ranges;  // each cell's place in the file
 };
 
 struct ParamDecl : Decl {

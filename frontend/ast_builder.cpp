@@ -386,6 +386,12 @@ struct AstBuilder::Impl : ExprBuilder {
       d->path = quoted.substr(1, quoted.size() - 2);
       d->name_range = range(i->STRING());
       module.decls.push_back(std::move(d));
+    } else if (auto* t = ctx->tableDecl()) {
+      auto d = decl<TableDecl>(t, t->IDENT());
+      std::string quoted = t->STRING()->getText();
+      d->path = quoted.substr(1, quoted.size() - 2);
+      d->path_range = range(t->STRING());
+      module.decls.push_back(std::move(d));
     } else if (auto* p = ctx->paramDecl()) {
       std::vector<std::unique_ptr<ParamDecl>> items;
       params(p, items);

@@ -169,6 +169,11 @@ struct Printer {
   void decl(const Decl& d) {
     switch (d.kind) {
       case DeclKind::Import: line(1, fmt::format("import \"{}\"", static_cast<const ImportDecl&>(d).path), d.range); break;
+      case DeclKind::Table: {
+        const auto& t = static_cast<const TableDecl&>(d);
+        line(1, fmt::format("table {} = \"{}\" ({} x {})", t.name, t.path, t.rows, t.cols), t.name_range);
+        break;
+      }
       case DeclKind::Param: param(1, static_cast<const ParamDecl&>(d)); break;
       case DeclKind::Let: let(1, static_cast<const LetDecl&>(d)); break;
       case DeclKind::Fn: {

@@ -11,6 +11,7 @@
 
 #include "frontend/parse.h"
 #include "frontend/prelude_index.h"
+#include "frontend/table_file.h"
 
 namespace gpm::frontend {
 
@@ -222,7 +223,8 @@ const Module* Loader::load(const std::string& display_path, const std::string& k
   }
   stack_.push_back({key, import_site});
   std::string dir = fs::path(display_path).parent_path().string();
-  for (const auto& decl : module->decls) {
+  for (auto& decl : module->decls) {
+    if (decl->kind == DeclKind::Table) read_table_file(static_cast<TableDecl&>(*decl), dir, sources_, diags_);
     if (decl->kind != DeclKind::Import) continue;
     const auto& import = static_cast<const ImportDecl&>(*decl);
     std::string resolved = resolve_import(import.path, dir);

@@ -111,6 +111,7 @@ class Sema {
   Type check_expr(Expr& expr, const Scope& scope);
   Type check_name(Expr& expr, const Scope& scope);
   Type check_call(Expr& expr, const Scope& scope);
+  Type check_table_call(Expr& expr, const TableDecl& table, const std::vector<Type>& args);
   Type check_builtin(Expr& expr, const std::vector<Type>& args);
   Type check_chain(Expr& expr, const Scope& scope);
   Type check_binary(Expr& expr, const Scope& scope);

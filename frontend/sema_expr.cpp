@@ -106,7 +106,8 @@ Type Sema::check_name(Expr& e, const Scope& scope) {
     if (current_) uses_[current_].push_back(d);
     return type_of(*d);
   }
-  const char* what = d->kind == DeclKind::Fn ? "a function; call it with `(...)`"
+  const char* what = d->kind == DeclKind::Fn      ? "a function; call it with `(...)`"
+                     : d->kind == DeclKind::Table ? "a table; read a number of it with `(row, column)`"
                      : d->kind == DeclKind::Type ? "a component type"
                      : d->kind == DeclKind::Machine ? "a machine"
                                                     : "an app";
@@ -122,6 +123,8 @@ Type Sema::check_call(Expr& e, const Scope& scope) {
     bad = bad || args.back().is_error();
   }
   auto it = program_.globals.find(e.name);
+  if (it != program_.globals.end() && it->second->kind == DeclKind::Table)
+    return bad ? Type::error() : check_table_call(e, static_cast<const TableDecl&>(*it->second), args);
   if (it == program_.globals.end() || it->second->kind != DeclKind::Fn) {
     if (is_builtin(e.name)) {
       for (size_t i = 0; i < e.arg_names.size(); ++i)
@@ -134,6 +137,8 @@ Type Sema::check_call(Expr& e, const Scope& scope) {
     }
     std::vector<std::string> functions = {"min", "max", "mod", "ceil", "floor", "sqrt", "abs", "log2"};
     for (const auto* fn : program_.fns) functions.push_back(fn->name);
+    for (const auto& [name, decl] : program_.globals)
+      if (decl->kind == DeclKind::Table) functions.push_back(name);
     diags_.error(DiagKind::UnknownFunction, e.name_range,
                  it == program_.globals.end()
                      ? fmt::format("unknown function `{}`{}", e.name, did_you_mean(e.name, functions))
@@ -342,6 +347,42 @@ Type Sema::check_binary(Expr& e, const Scope& scope) {
     return Type::error();
   }
   return Type::boolean();
+}
+
+// `name(row, column)`, or `name(i)` on a table of one column or one row: counts (whole numbers, checked when the
+// model is lowered, as the table's size is); the number there, a count.
+Type Sema::check_table_call(Expr& e, const TableDecl& table, const std::vector<Type>& args) {
+  e.target = &table;
+  for (size_t i = 0; i < e.arg_names.size(); ++i)
+    if (!e.arg_names[i].empty()) {
+      diags_.error(DiagKind::UnknownArgument, e.operands[i]->range,
+                   fmt::format("table `{}` takes no named arguments: `{}(row, column)`", table.name, table.name));
+      return Type::error();
+    }
+  if (!table.loaded) {
+    if (table.resolved.empty())  // never read (a program checked without the loader): say so
+      diags_.error(DiagKind::FileNotFound, table.path_range,
+                   fmt::format("table `{}`: its file `{}` was not read", table.name, table.path));
+    return Type::error();
+  }
+  const bool vector = table.rows == 1 || table.cols == 1;
+  if (args.size() != 2 && !(args.size() == 1 && vector)) {
+    diags_.error(DiagKind::WrongArgumentCount, e.range,
+                 fmt::format("table `{}` ({} row{} x {} column{}) takes {}, {} given", table.name, table.rows,
+                             table.rows == 1 ? "" : "s", table.cols, table.cols == 1 ? "" : "s",
+                             vector ? "one index, or a row and a column" : "a row and a column", args.size()));
+    diags_.note(table.name_range, fmt::format("table `{}` is declared here", table.name));
+    return Type::error();
+  }
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].is_bool() || args[i].dim != Dim::count()) {
+      diags_.error(DiagKind::UnitMismatch, e.operands[i]->range,
+                   fmt::format("the {} of table `{}` is a count (from 0), not {}",
+                               args.size() == 1 ? "index" : i == 0 ? "row" : "column", table.name,
+                               describe(args[i])));
+      return Type::error();
+    }
+  return Type::quantity(Dim::count());
 }
 
 }  // namespace gpm::frontend

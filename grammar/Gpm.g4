@@ -8,6 +8,7 @@ standaloneExpr : expr EOF ;
 
 topDecl
   : importDecl
+  | tableDecl
   | paramDecl
   | letDecl
   | fnDecl
@@ -17,6 +18,10 @@ topDecl
   ;
 
 importDecl : 'import' STRING ';'? ;
+
+// A table of numbers read from a CSV file (the path from the declaring file's folder): `table routing =
+// "routing.csv"`; `routing(i, j)` is the number at row i, column j (from 0).
+tableDecl : 'table' IDENT '=' STRING ';'? ;
 
 paramDecl : 'param' paramItem (',' paramItem)* ';'? ;
 // A number in a range (`param n = 4096 in 1 .. 65536`), or a word from a declared set
@@ -172,7 +177,7 @@ fragment UNIT
   | 'Ki' | 'Mi' | 'Gi'
   ;
 IDENT : [a-zA-Z_] [a-zA-Z_0-9]* ;
-// Strings (import paths) have no escapes and end at the line.
+// Strings (import and table paths) have no escapes and end at the line.
 STRING : '"' ~["\r\n]* '"' ;
 UNTERMINATED_STRING : '"' ~["\r\n]* ;
 LINE_COMMENT : '//' ~[\r\n]* -> skip ;

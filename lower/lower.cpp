@@ -212,6 +212,7 @@ ValueId Lowerer::lower_call(const Expr& e) {
                 : f == "abs" ? Opcode::Abs : Opcode::Log2;
     return b_.unary(op, args[0], e.range);
   }
+  if (e.target->kind == DeclKind::Table) return lower_table_call(e, args);
   if (fn_stack_.empty()) call_site_ = e.range;  // the outermost call, where a runaway inlining is reported
   return inline_call(static_cast<const FnDecl&>(*e.target), args);
 }

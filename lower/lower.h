@@ -104,6 +104,24 @@ class Lowerer {
   ValueId lower_decl_value(const frontend::Decl& decl);
   ValueId call_stdlib(const std::string& fn_name, const std::vector<ValueId>& args, SourceRange site);
   ValueId inline_call(const frontend::FnDecl& fn, const std::vector<ValueId>& args);
+  // `table(row, column)` (lower_table.cpp): the number there, a constant; its indices evaluated now (their
+  // parameters shape the module). Inside an alltoallv's `bytes`, where they depend on the pair, a placeholder that
+  // alltoallv_blocks looks up pair by pair (table_cells_).
+  ValueId lower_table_call(const frontend::Expr& call, const std::vector<ValueId>& args);
+  struct TableCell {
+    const frontend::TableDecl* table;
+    ValueId row, col;
+    size_t indices;  // as written: 1 (a table of one row or one column) or 2
+    SourceRange range;
+  };
+  // What is wrong with reading (row, col) of a table, or empty: an index that is not a whole number, or outside.
+  static std::pair<support::DiagKind, std::string> table_index_problem(const TableCell& cell, double row, double col);
+  // The number at (row, col), or NaN where table_index_problem finds a problem.
+  static double table_cell(const TableCell& cell, double row, double col);
+  // Whether `v` depends on the alltoallv pair being lowered (pair_src_, pair_dst_).
+  bool depends_on_pair(ValueId v) const;
+  std::map<ValueId, TableCell> table_cells_;  // placeholders of lookups that depend on the pair
+  ValueId pair_src_ = kNoValue, pair_dst_ = kNoValue;
   SourceRange call_site_;  // the outermost function call being inlined (for ModelTooLarge)
   std::string source_text(SourceRange range, std::vector<std::pair<SourceRange, std::string>> replace = {}) const;
   // The word a word position holds: `written`, or the value of the word parameter standing there (which then

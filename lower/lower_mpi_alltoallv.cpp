@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "engines/mpi/library_choice.h"
@@ -28,7 +29,10 @@ bool Lowerer::alltoallv_blocks(const Stmt& s, int64_t ranks, bool by_distance_ok
   const ValueId dst = b_.constant(-0x1.7a1f5p+1001, Dim::count(), s.name_range);
   decl_values_[s.pair_src.get()] = src;
   decl_values_[s.pair_dst.get()] = dst;
+  pair_src_ = src;
+  pair_dst_ = dst;
   const ValueId root = lower_expr(*a->value);
+  pair_src_ = pair_dst_ = kNoValue;
   decl_values_.erase(s.pair_src.get());
   decl_values_.erase(s.pair_dst.get());
   eager_value(root);
@@ -36,10 +40,16 @@ bool Lowerer::alltoallv_blocks(const Stmt& s, int64_t ranks, bool by_distance_ok
   const size_t end = m_.instrs.size();
   std::vector<char> depends(end - mark, 0);
   std::vector<size_t> order;
-  for (size_t i = mark; i < end; ++i) {
+  // A table's cell read at indices of the pair (lower_table.cpp) has them as its operands.
+  auto operands_of = [&](size_t i) {
     const Instr& in = m_.instrs[i];
+    auto cell = table_cells_.find(ValueId(i));
+    return cell == table_cells_.end() ? std::array<ValueId, 3>{in.a, in.b, in.c}
+                                      : std::array<ValueId, 3>{cell->second.row, cell->second.col, kNoValue};
+  };
+  for (size_t i = mark; i < end; ++i) {
     bool d = ValueId(i) == src || ValueId(i) == dst;
-    for (ValueId x : {in.a, in.b, in.c}) d = d || (x >= ValueId(mark) && depends[size_t(x) - mark]);
+    for (ValueId x : operands_of(i)) d = d || (x >= ValueId(mark) && depends[size_t(x) - mark]);
     depends[i - mark] = d;
     if (d && ValueId(i) != src && ValueId(i) != dst) order.push_back(i);
   }
@@ -50,12 +60,14 @@ bool Lowerer::alltoallv_blocks(const Stmt& s, int64_t ranks, bool by_distance_ok
     int32_t slot;
     int32_t from[3];  // a slot, or -1: the constant imm[n]
     double imm[3];
+    const TableCell* cell;  // a table's cell: its row from[0] / imm[0], its column from[1] / imm[1]
   };
   std::vector<Step> program;
   for (size_t k : order) {
     const Instr& in = m_.instrs[k];
-    Step st{in.op, int32_t(k - mark), {-1, -1, -1}, {0, 0, 0}};
-    const ValueId operands[3] = {in.a, in.b, in.c};
+    auto cell = table_cells_.find(ValueId(k));
+    Step st{in.op, int32_t(k - mark), {-1, -1, -1}, {0, 0, 0}, cell == table_cells_.end() ? nullptr : &cell->second};
+    const std::array<ValueId, 3> operands = operands_of(k);
     for (int n = 0; n < 3; ++n) {
       const ValueId x = operands[n];
       if (x >= ValueId(mark) && depends[size_t(x) - mark]) st.from[n] = int32_t(size_t(x) - mark);
@@ -68,7 +80,8 @@ bool Lowerer::alltoallv_blocks(const Stmt& s, int64_t ranks, bool by_distance_ok
   bool by_distance = root != src && root != dst;
   for (size_t k : order) {
     const Instr& in = m_.instrs[k];
-    const bool reads = in.a == src || in.a == dst || in.b == src || in.b == dst || in.c == src || in.c == dst;
+    const std::array<ValueId, 3> x = operands_of(k);
+    const bool reads = x[0] == src || x[0] == dst || x[1] == src || x[1] == dst || x[2] == src || x[2] == dst;
     const bool difference =
         in.op == ir::Opcode::Sub && ((in.a == dst && in.b == src) || (in.a == src && in.b == dst));
     if (reads && !difference) by_distance = false;
@@ -103,6 +116,12 @@ bool Lowerer::alltoallv_blocks(const Stmt& s, int64_t ranks, bool by_distance_ok
       for (const Step& st : program) {
         double in[3];
         for (int n = 0; n < 3; ++n) in[n] = st.from[n] >= 0 ? value[size_t(st.from[n])] : st.imm[n];
+        if (st.cell) {
+          const double r = table_cell(*st.cell, in[0], in[1]);
+          value[size_t(st.slot)] = r;
+          faulted = faulted || std::isnan(r);
+          continue;
+        }
         const double r = ir::apply(st.op, in[0], in[1], in[2]);
         value[size_t(st.slot)] = r;
         faulted = faulted || ir::fault_of(st.op, in[0], in[1], r) != ir::Fault::None;
@@ -115,8 +134,15 @@ bool Lowerer::alltoallv_blocks(const Stmt& s, int64_t ranks, bool by_distance_ok
             in[n] = st.from[n] >= 0 ? value[size_t(st.from[n])] : st.imm[n];
             poison[n] = st.from[n] >= 0 ? fault[size_t(st.from[n])] : -1;
           }
-          const double r = ir::apply(st.op, in[0], in[1], in[2]);
+          const double r = st.cell ? table_cell(*st.cell, in[0], in[1]) : ir::apply(st.op, in[0], in[1], in[2]);
           value[size_t(st.slot)] = r;
+          if (st.cell) {  // a cell outside the table (or at an index that is not whole) is a fault of its own
+            int32_t p = std::max(poison[0], poison[1]);
+            fault[size_t(st.slot)] = p >= 0 ? p : std::isnan(r) ? st.slot : -1;
+            fault_kind[size_t(st.slot)] = p >= 0 ? fault_kind[size_t(p)] : std::isnan(r) ? ir::Fault::Domain
+                                                                                         : ir::Fault::None;
+            continue;
+          }
           // A fault poisons what uses it; a select passes on only its condition's and its chosen branch's.
           int32_t p = st.op == ir::Opcode::Select ? (poison[0] >= 0 ? poison[0] : poison[in[0] != 0 ? 1 : 2])
                                                   : std::max({poison[0], poison[1], poison[2]});
@@ -132,7 +158,17 @@ bool Lowerer::alltoallv_blocks(const Stmt& s, int64_t ranks, bool by_distance_ok
       }
     }
     auto pair = [&] { return fmt::format("for the pair `src` = {}, `dst` = {}", i, j); };
-    if (poisoned >= 0) {
+    auto cell = poisoned >= 0 ? table_cells_.find(ValueId(poisoned)) : table_cells_.end();
+    if (cell != table_cells_.end()) {
+      // The indices again, from the values the pair gave them.
+      const std::array<ValueId, 3> x = operands_of(size_t(poisoned));
+      auto at = [&](ValueId v) { return v >= ValueId(mark) && depends[size_t(v) - mark] ? value[size_t(v) - mark] : eager_[size_t(v)]; };
+      const auto [kind, problem] = table_index_problem(cell->second, at(x[0]), at(x[1]));
+      diags_.error(kind, cell->second.range, fmt::format("`bytes` of `mpi alltoallv` {}: {}", pair(), problem));
+      diags_.note(cell->second.table->name_range,
+                  fmt::format("table `{}` is read from `{}`", cell->second.table->name, cell->second.table->resolved));
+      ok = false;
+    } else if (poisoned >= 0) {
       const Instr& at = m_.instrs[size_t(poisoned)];
       diags_.error(kind == ir::Fault::DivisionByZero ? DiagKind::DivisionByZero : DiagKind::DomainError,
                    at.range.valid() ? at.range : a->value->range,
@@ -170,6 +206,7 @@ bool Lowerer::alltoallv_blocks(const Stmt& s, int64_t ranks, bool by_distance_ok
   }
   // The pair's instructions were for this evaluation only: nothing kept uses them.
   b_.truncate(mark);
+  table_cells_.erase(table_cells_.lower_bound(ValueId(mark)), table_cells_.end());
   eager_.resize(std::min(eager_.size(), mark));
   shape_seen_.resize(std::min(shape_seen_.size(), mark));
   for (auto it = inlined_.begin(); it != inlined_.end();) {

@@ -173,6 +173,12 @@ Json Analysis::hover(uint32_t offset) const {
         break;
       case DeclKind::Machine: code = "machine " + decl.name; break;
       case DeclKind::App: code = "app " + decl.name; break;
+      case DeclKind::Table: {
+        const auto& t = static_cast<const frontend::TableDecl&>(decl);
+        code = fmt::format("table {} = \"{}\"", decl.name, t.path);
+        if (t.loaded) details = fmt::format("{} row{} x {} column{}", t.rows, t.rows == 1 ? "" : "s", t.cols, t.cols == 1 ? "" : "s");
+        break;
+      }
       case DeclKind::Import: return nullptr;
     }
     if (decl.range.valid()) comment = declaration_comment(session_->sources().text(decl.range.file), decl.range.begin);
@@ -243,6 +249,7 @@ Json Analysis::completion(uint32_t offset) const {
       case DeclKind::Type: add(decl->name, kClass, "type"); break;
       case DeclKind::Machine: add(decl->name, kModule, "machine"); break;
       case DeclKind::App: add(decl->name, kModule, "app"); break;
+      case DeclKind::Table: add(decl->name, kFunction, "table"); break;
       case DeclKind::Import: break;
     }
   };

@@ -8,7 +8,7 @@ syn keyword gpmInclude      import
 syn keyword gpmConditional  if then else
 syn keyword gpmRepeat       for in iterate
 syn keyword gpmStatement    seq par run copy overhead phase offload flows on after at
-syn keyword gpmDeclaration  param let fn type machine app
+syn keyword gpmDeclaration  param let fn type machine app table
 syn keyword gpmSection      node socket link data kernel network cluster mpi arbitration
 syn keyword gpmModifier     unordered
 syn keyword gpmLogical      and or not
