@@ -72,5 +72,19 @@ expect 1 NestingTooDeep "2,700,000 links of ^-1" -- check power_chain.gpm
 { printf 'param x = if true'; for _ in $(seq 10000); do printf ' == not true == not true == not true == not true == not true == not true == not true == not true == not true == not true'; done; echo ' then 1 else 2'; } > not_chain.gpm
 expect 1 NestingTooDeep "100,000 links of == not" -- check not_chain.gpm
 
+# A table's file is read like a source file: a FIFO, a device, random bytes, a 50 MB file and a row of 1,000,000
+# cells end with a diagnostic, not a hang or a crash.
+echo 'table t = "fifo.gpm"' > table_fifo.gpm
+expect 1 FileNotFound "a table naming a FIFO" -- check table_fifo.gpm
+echo 'table t = "/dev/zero"' > table_device.gpm
+expect 1 FileNotFound "a table naming a character device" -- check table_device.gpm
+echo 'table t = "garbage.gpm"' > table_garbage.gpm
+expect 1 "" "a table of random bytes" -- check table_garbage.gpm
+echo 'table t = "big.gpm"' > table_big.gpm
+expect 1 FileTooLarge "a table of 50 MB" -- check table_big.gpm
+{ head -c 1000000 /dev/zero | tr '\0' '7' | sed 's/7/7,/g'; echo 7; } > wide.csv
+printf 'table t = "wide.csv"\nparam x = t(0, 999999) * 1 B\n' > table_wide.gpm
+expect 0 "" "a table row of 1,000,001 cells" -- check table_wide.gpm
+
 if [ "$failures" -ne 0 ]; then echo "$failures stress case(s) failed"; exit 1; fi
 echo "all stress cases passed"
