@@ -166,6 +166,8 @@ class Lowerer {
   // True unless --mpi-rules is given and the run's MPI library is not Open MPI (then reported, once); a note at a rule.
   bool openmpi_rules_fit_library(const frontend::Stmt& stmt, const frontend::TypeDecl* lib);
   void note_openmpi_rule(int64_t at);
+  void warn_openmpi_han(const frontend::Stmt& s, mpi::Collective c, const mpi::Layout& layout,
+                        const std::string& name);
   // A classic rules file that Open MPI 5.0 and earlier read otherwise for this operation: a warning naming what they
   // would run (`released`, non-empty), a note at their rule (`at`, or -1); lower_mpi_library.cpp.
   void warn_released_rule(const frontend::Stmt& stmt, int64_t ranks, const std::string& released, int64_t at,
@@ -296,6 +298,7 @@ class Lowerer {
   const mpi::OpenmpiRules* openmpi_rules_ = nullptr;
   support::FileId openmpi_rules_file_ = support::kNoFile;
   bool openmpi_rules_refused_ = false;
+  bool han_warned_ = false;  // Open MPI 5's `han` component across nodes: said once (lower_mpi_library.cpp)
   std::unique_ptr<ir::Router> fabric_router_;
   std::shared_ptr<const std::vector<std::string>> component_names_;
   // The fabric engines built so far, by what decides them (lower_mpi_fabric.cpp): statements alike share one.

@@ -67,6 +67,40 @@ void Lowerer::warn_released_rule(const Stmt& s, int64_t ranks, const std::string
     diags_.note({openmpi_rules_file_, uint32_t(at), uint32_t(at) + 1}, "the rule Open MPI 5.0 and earlier would take");
 }
 
+// Open MPI 5.0 and later select their `han` component (ompi/mca/coll/han/coll_han_component.c: priority 35, above
+// tuned's 30; Open MPI 4.1 registered it at 0, off) on every communicator with processes on other nodes
+// (coll_han_module.c, mca_coll_han_comm_query), for allgather, allreduce, barrier, bcast, gather, reduce and scatter;
+// at the whole communicator its dynamic rules run HAN's own hierarchical algorithms (mca_sub_components
+// [GLOBAL_COMMUNICATOR] = HAN), tuned only inside them. Allgather, bcast, gather, reduce and scatter fall back to the
+// component below (tuned) where the nodes hold different numbers of ranks (`are_ppn_imbalanced`); allreduce and
+// barrier do not. gpmc prices tuned's choice: said once, at the first such operation.
+void Lowerer::warn_openmpi_han(const Stmt& s, mpi::Collective c, const mpi::Layout& layout, const std::string& name) {
+  using mpi::Collective;
+  if (han_warned_ || layout.nodes < 2 || layout.node.size() != size_t(layout.ranks)) return;
+  if (c == Collective::Alltoall || c == Collective::ReduceScatter) return;  // HAN leaves these to tuned
+  std::vector<int64_t> per_node(size_t(layout.nodes), 0);
+  for (int32_t node : layout.node) per_node[size_t(node)] += 1;
+  int64_t used = 0, first = -1;
+  bool balanced = true;
+  for (int64_t k : per_node) {
+    if (k == 0) continue;
+    ++used;
+    if (first < 0) first = k;
+    balanced = balanced && k == first;
+  }
+  if (used < 2) return;  // every rank on one node: HAN disqualifies itself
+  if (!balanced && c != Collective::Allreduce && c != Collective::Barrier) return;
+  han_warned_ = true;
+  diags_.warning(DiagKind::ModelSubstituted, s.range,
+                 fmt::format("`mpi {}` over {} nodes: `{}` prices Open MPI's `tuned` component's choice, which Open MPI "
+                             "4.1 and earlier run (and 5.x with `--mca coll_han_priority 0`); Open MPI 5.0 and later "
+                             "run allgather, allreduce, barrier, bcast, gather, reduce and scatter on ranks of several "
+                             "nodes with their `han` component (priority 35 over tuned's 30: intra-node and inter-node "
+                             "steps composed), which gpmc does not model; the same holds for every such operation of "
+                             "this run",
+                             s.name, used, name));
+}
+
 int Lowerer::lower_library_choice(const Stmt& s, const MpiMachineInfo& info, mpi::Collective c,
                                   const mpi::Layout& layout, ValueId bytes, mpi::LibraryChoice& out,
                                   std::string& library) {
@@ -127,6 +161,7 @@ int Lowerer::lower_library_choice(const Stmt& s, const MpiMachineInfo& info, mpi
     // Open MPI decides by bytes alone (its total_dsize), whatever the element size.
     out = mpi::openmpi_choice(values, c, layout, n, openmpi_rules_);
     warn_released_rule(s, layout.ranks, out.released, out.released_rule_at, lib->name);
+    warn_openmpi_han(s, c, layout, lib->name);
     if (out.segment > 0) {
       // A rule's seg_size as Open MPI counts it (COLL_BASE_COMPUTED_SEGCOUNT, coll_base_functions.h): whole
       // elements, a remainder over half an element rounding up; below one element, or the whole buffer or more,
