@@ -162,7 +162,9 @@ bool Lowerer::alltoallv_blocks(const Stmt& s, int64_t ranks, bool by_distance_ok
     if (cell != table_cells_.end()) {
       // The indices again, from the values the pair gave them.
       const std::array<ValueId, 3> x = operands_of(size_t(poisoned));
-      auto at = [&](ValueId v) { return v >= ValueId(mark) && depends[size_t(v) - mark] ? value[size_t(v) - mark] : eager_[size_t(v)]; };
+      auto at = [&](ValueId v) {
+        return v >= ValueId(mark) && depends[size_t(v) - mark] ? value[size_t(v) - mark] : eager_[size_t(v)];
+      };
       const auto [kind, problem] = table_index_problem(cell->second, at(x[0]), at(x[1]));
       diags_.error(kind, cell->second.range, fmt::format("`bytes` of `mpi alltoallv` {}: {}", pair(), problem));
       diags_.note(cell->second.table->name_range,

@@ -19,13 +19,15 @@ std::pair<DiagKind, std::string> Lowerer::table_index_problem(const TableCell& c
                                         t.cols == 1 ? "" : "s");
   auto whole = [](double x) { return std::isfinite(x) && x == std::floor(x); };
   if (cell.indices == 1) {
-    if (!whole(index)) return {DiagKind::NotAnInteger, fmt::format("index {} of table `{}` is not a whole number", index, t.name)};
+    if (!whole(index))
+      return {DiagKind::NotAnInteger, fmt::format("index {} of table `{}` is not a whole number", index, t.name)};
     if (index < 0 || index >= double(extent))
       return {DiagKind::IndexOutOfRange,
               fmt::format("index {} is outside table `{}` ({}: indices 0 to {})", index, t.name, shape, extent - 1)};
     return {DiagKind::IndexOutOfRange, {}};
   }
-  if (!whole(row)) return {DiagKind::NotAnInteger, fmt::format("row {} of table `{}` is not a whole number", row, t.name)};
+  if (!whole(row))
+    return {DiagKind::NotAnInteger, fmt::format("row {} of table `{}` is not a whole number", row, t.name)};
   if (!whole(col))
     return {DiagKind::NotAnInteger, fmt::format("column {} of table `{}` is not a whole number", col, t.name)};
   if (row < 0 || row >= double(t.rows))

@@ -176,7 +176,8 @@ Json Analysis::hover(uint32_t offset) const {
       case DeclKind::Table: {
         const auto& t = static_cast<const frontend::TableDecl&>(decl);
         code = fmt::format("table {} = \"{}\"", decl.name, t.path);
-        if (t.loaded) details = fmt::format("{} row{} x {} column{}", t.rows, t.rows == 1 ? "" : "s", t.cols, t.cols == 1 ? "" : "s");
+        if (t.loaded)
+          details = fmt::format("{} row{} x {} column{}", t.rows, t.rows == 1 ? "" : "s", t.cols, t.cols == 1 ? "" : "s");
         break;
       }
       case DeclKind::Import: return nullptr;
