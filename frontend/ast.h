@@ -85,7 +85,6 @@ struct TableDecl : Decl {
   bool loaded = false;      // false when the file could not be read (reported)
   size_t rows = 0, cols = 0;
   std::vector<double> cells;  // row by row
-  std::vector<SourceRange> cell_ranges;  // each cell's place in the file
 };
 
 struct ParamDecl : Decl {

@@ -1,4 +1,4 @@
-// table_file.cpp: a `table` declaration's CSV file of numbers, read cell by cell with each cell's place kept.
+// table_file.cpp: a `table` declaration's CSV file of numbers, read cell by cell, a bad cell reported where it is.
 #include "frontend/table_file.h"
 
 #include <cctype>
@@ -112,7 +112,6 @@ bool read_table_file(TableDecl& table, const std::string& dir, support::SourceMa
           break;
         }
         table.cells.push_back(v == 0 ? 0.0 : v);  // -0 reads as 0
-        table.cell_ranges.push_back(at);
         ++width;
         if (comma == end) break;
         start = comma + 1;
