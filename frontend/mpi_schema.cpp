@@ -118,15 +118,16 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
       {"recv", point_to_point()},       // `to` receives from `from`: the same messages, written at their receiver
       {"sendrecv", point_to_point()},   // and `to` to `from` at the same time
       {"allreduce", collective("auto|recursive_doubling|ring|rabenseifner|binomial_tree|hierarchical|double_binary_tree|"
-                               "in_network|linear|tree|nvls|nvls_tree|collnet_direct|collnet_chain",
+                               "in_network|linear|allgather_reduce|tree|nvls|nvls_tree|collnet_direct|collnet_chain",
                                true, true)},
       {"reduce", collective("auto|binomial_tree|rabenseifner|pipeline|double_binary_tree|linear|chain|binary_tree|"
-                            "in_order_binary_tree|ring",
+                            "in_order_binary_tree|knomial|ring",
                             true, true)},
       {"bcast", collective("auto|binomial_tree|scatter_allgather|scatter_doubling_allgather|pipeline|double_binary_tree|"
                            "linear|chain|binary_tree|split_binary_tree|knomial|ring",
                            true, true)},
-      {"allgather", collective("auto|ring|recursive_doubling|bruck|neighbor_exchange|nvls", true)},
+      {"allgather", collective("auto|ring|recursive_doubling|bruck|neighbor_exchange|linear|sparbit|direct_messaging|nvls",
+                                  true)},
       {"alltoall", collective("auto|pairwise|bruck|scattered|linear", true)},
       {"alltoallv",
        {{K::Quantity, "ranks", kCount, "", "ranks taking part (default: one node's ranks)"},
@@ -142,7 +143,7 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
         {K::Keyword, "launch", {}, "serial|overlapped",
          "nccl model: serial (default) or overlapped with the previous operation's run"}}},
       {"reduce_scatter", collective("auto|ring|recursive_halving|pairwise|butterfly|nvls", true)},
-      {"barrier", collective("auto|dissemination|recursive_doubling|binomial_tree|linear", false)},
+      {"barrier", collective("auto|dissemination|recursive_doubling|binomial_tree|linear|double_ring", false)},
       {"gather", collective("auto|binomial_tree|linear|linear_sync", true)},
       {"scatter", collective("auto|binomial_tree|linear", true)},
   };

@@ -16,7 +16,7 @@ namespace {
 
 // The words of algorithm_name and collective_name, back to their values.
 mpi::Algorithm algorithm_of(const std::string& word) {
-  for (int a = 0; a <= int(mpi::Algorithm::NonOverlapping); ++a)
+  for (int a = 0; a <= int(mpi::kLastAlgorithm); ++a)
     if (word == mpi::algorithm_name(mpi::Algorithm(a))) return mpi::Algorithm(a);
   return mpi::Algorithm::Dissemination;
 }

@@ -46,6 +46,10 @@ const char* algorithm_name(Algorithm a) {
     case Algorithm::NeighborExchange: return "neighbor_exchange";
     case Algorithm::Butterfly: return "butterfly";
     case Algorithm::NonOverlapping: return "nonoverlapping";
+    case Algorithm::Sparbit: return "sparbit";
+    case Algorithm::DirectMessaging: return "direct_messaging";
+    case Algorithm::DoubleRing: return "double_ring";
+    case Algorithm::AllgatherReduce: return "allgather_reduce";
     default: return "dissemination";
   }
 }
@@ -73,11 +77,12 @@ bool algorithm_allowed(Collective c, Algorithm a) {
     case Collective::Allreduce:
       return a == Algorithm::BinomialTree || a == Algorithm::RecursiveDoubling || a == Algorithm::Ring ||
              a == Algorithm::Rabenseifner || a == Algorithm::Hierarchical || a == Algorithm::DoubleBinaryTree ||
-             a == Algorithm::InNetwork || a == Algorithm::Linear || a == Algorithm::NonOverlapping;
+             a == Algorithm::InNetwork || a == Algorithm::Linear || a == Algorithm::NonOverlapping ||
+             a == Algorithm::AllgatherReduce;
     case Collective::Reduce:
       return a == Algorithm::BinomialTree || a == Algorithm::Rabenseifner || a == Algorithm::Pipeline ||
              a == Algorithm::DoubleBinaryTree || a == Algorithm::Linear || a == Algorithm::Chain ||
-             a == Algorithm::BinaryTree || a == Algorithm::InOrderBinaryTree;
+             a == Algorithm::BinaryTree || a == Algorithm::InOrderBinaryTree || a == Algorithm::Knomial;
     case Collective::Bcast:
       return a == Algorithm::BinomialTree || a == Algorithm::ScatterAllgather || a == Algorithm::Pipeline ||
              a == Algorithm::ScatterDoublingAllgather || a == Algorithm::DoubleBinaryTree || a == Algorithm::Linear ||
@@ -85,7 +90,8 @@ bool algorithm_allowed(Collective c, Algorithm a) {
              a == Algorithm::SplitBinaryTree;
     case Collective::Allgather:
       return a == Algorithm::Ring || a == Algorithm::RecursiveDoubling || a == Algorithm::Bruck ||
-             a == Algorithm::NeighborExchange;
+             a == Algorithm::NeighborExchange || a == Algorithm::Linear || a == Algorithm::Sparbit ||
+             a == Algorithm::DirectMessaging;
     case Collective::Alltoall:
       return a == Algorithm::Pairwise || a == Algorithm::Bruck || a == Algorithm::Scattered || a == Algorithm::Linear;
     case Collective::ReduceScatter:
@@ -96,7 +102,7 @@ bool algorithm_allowed(Collective c, Algorithm a) {
     case Collective::Scatter: return a == Algorithm::BinomialTree || a == Algorithm::Linear;
     default:
       return a == Algorithm::Dissemination || a == Algorithm::RecursiveDoubling || a == Algorithm::BinomialTree ||
-             a == Algorithm::Linear;
+             a == Algorithm::Linear || a == Algorithm::DoubleRing;
   }
 }
 

@@ -1,6 +1,7 @@
 // collectives_trees.cpp: Open MPI's base collective algorithms as rounds of messages (pattern.h): linear, linear
-// with a go-ahead, chains, binary and in-order binary trees, the k-nomial tree, the neighbour exchange, the
-// butterfly and the non-overlapping compositions, each moving the whole message per hop (one segment, as Open MPI's
+// with a go-ahead, chains, binary and in-order binary trees, the k-nomial trees, the neighbour exchange, sparbit,
+// direct messaging, the double ring, the butterfly and the compositions (non-overlapping, the allgather's linear,
+// allgather_reduce), each moving the whole message per hop (one segment, as Open MPI's
 // fixed decisions run them: they pass a segment size of 0); and the bcast's and reduce's chains and trees in
 // segments, as a user's rule with a seg_size runs them (segmented_tree_rounds). The shapes follow Open MPI's ompi/mca/coll/base
 // (coll_base_topo.c: build_tree, build_in_order_bintree, build_kmtree, build_chain; coll_base_{bcast,reduce,gather,
@@ -30,13 +31,20 @@ std::string variant_title(Algorithm a, const Variant& v, Collective c) {
       if (c == Collective::Allreduce && v.ring_phases > 1) return fmt::format("ring (segmented, {} phases)", v.ring_phases);
       return "ring";
     case Algorithm::Knomial: return fmt::format("knomial (radix {})", v.radix);
-    case Algorithm::Linear:
-      if (c == Collective::Alltoall && v.requests > 0) return fmt::format("linear_sync ({} requests)", v.requests);
-      return "linear";
     case Algorithm::Chain:
       if (c == Collective::Bcast || c == Collective::Reduce)
         return fmt::format("chain ({})", chains(c == Collective::Bcast ? v.bcast_chains : v.reduce_chains));
       return "chain";
+    case Algorithm::Linear:
+      if (c == Collective::Allgather)
+        return fmt::format("linear ({} gather, then {} bcast)", algorithm_name(v.gather_part),
+                           v.bcast_part == Algorithm::Chain
+                               ? fmt::format("chain of {}", chains(v.bcast_part_chains))
+                               : std::string(algorithm_name(v.bcast_part)));
+      if (c == Collective::Alltoall && v.requests > 0) return fmt::format("linear_sync ({} requests)", v.requests);
+      return "linear";
+    case Algorithm::AllgatherReduce:
+      return fmt::format("allgather_reduce ({} allgather)", variant_title(v.allgather_part, v, Collective::Allgather));
     case Algorithm::NonOverlapping: {
       auto part = [&](Algorithm p, int64_t n) {
         return p == Algorithm::Chain ? fmt::format("chain of {}", chains(n)) : std::string(algorithm_name(p));
@@ -282,6 +290,63 @@ void knomial_down(Steps& steps, int64_t p, int64_t k, double size) {
   }
 }
 
+// Open MPI's build_kmtree (root 0): rank r's parent is r less its lowest non-zero digit in base k times that
+// digit's place value. Children per rank.
+std::vector<std::vector<int64_t>> kmtree_children(int64_t p, int64_t k) {
+  std::vector<std::vector<int64_t>> children(static_cast<size_t>(p));
+  for (int64_t r = 1; r < p; ++r) {
+    int64_t place = 1;
+    while ((r / place) % k == 0) place *= k;
+    children[size_t(r - ((r / place) % k) * place)].push_back(r);
+  }
+  return children;
+}
+
+// ompi_coll_base_reduce_intra_knomial: every rank posts its receives from all its children at once, waits for
+// them, then sends its reduced buffer to its parent, so a rank whose subtree is h deep sends in step h + 1: the
+// leaves first, then the ranks whose children are all leaves, and so on.
+void knomial_up(Steps& steps, int64_t p, int64_t k, double size) {
+  const auto children = kmtree_children(p, k);
+  std::vector<int64_t> height(static_cast<size_t>(p), 0), parent(static_cast<size_t>(p), -1);
+  int64_t highest = 0;
+  for (int64_t r = p - 1; r >= 0; --r)  // a child is always above its parent in rank order
+    for (int64_t c : children[size_t(r)]) {
+      parent[size_t(c)] = r;
+      height[size_t(r)] = std::max(height[size_t(r)], height[size_t(c)] + 1);
+      highest = std::max(highest, height[size_t(r)]);
+    }
+  for (int64_t h = 0; h < highest; ++h) {
+    std::vector<Message> msgs;
+    for (int64_t r = 1; r < p; ++r)
+      if (height[size_t(r)] == h) msgs.emplace_back(int32_t(r), int32_t(parent[size_t(r)]));
+    steps.add(std::move(msgs), size, fmt::format("knomial reduce step {}", h + 1));
+  }
+}
+
+// ompi_coll_base_allgather_intra_sparbit (Loch and Koslovski, "Sparbit: a new logarithmic-cost and data
+// locality-aware MPI Allgather algorithm", SBAC-PAD 2021): ceil(log2 p) steps, the distance halving from
+// 2^(ceil(log2 p) - 1) down to 1; in each step every rank sends to r + distance the blocks it holds but the one
+// it got last when the distance is among those Open MPI skips (`ignore_steps`, from p's binary digits), one
+// message per block, posted together. The blocks to one partner are priced as one message of their total, as
+// Bruck's are; a step's count is the same at every rank.
+std::vector<std::pair<int64_t, int64_t>> sparbit_steps(int64_t p) {
+  std::vector<std::pair<int64_t, int64_t>> out;  // (distance, blocks)
+  if (p < 2) return out;
+  int log = 0;
+  while ((int64_t(1) << log) < p) ++log;
+  const uint32_t size = uint32_t(p);
+  const int last_ignore = __builtin_ctz(size);
+  const uint32_t ignore_steps = (~(size >> last_ignore) | 1u) << last_ignore;
+  uint32_t distance = uint32_t(1) << (log - 1);
+  int64_t expected = 1;
+  for (int i = 0; i < log; ++i, distance >>= 1) {
+    const int64_t exclusion = (distance & ignore_steps) == distance ? 1 : 0;
+    out.emplace_back(int64_t(distance), expected - exclusion);
+    expected = 2 * expected - exclusion;
+  }
+  return out;
+}
+
 }  // namespace
 
 namespace detail {
@@ -297,7 +362,11 @@ bool is_tree_algorithm(Collective c, Algorithm a) {
     case Algorithm::Knomial:
     case Algorithm::NeighborExchange:
     case Algorithm::Butterfly:
-    case Algorithm::NonOverlapping: return true;
+    case Algorithm::NonOverlapping:
+    case Algorithm::Sparbit:
+    case Algorithm::DirectMessaging:
+    case Algorithm::DoubleRing:
+    case Algorithm::AllgatherReduce: return true;
     default: return false;
   }
 }
@@ -317,6 +386,16 @@ std::vector<Round> tree_rounds(const Layout& l, Collective c, Algorithm a, bool 
       if (c == Collective::Barrier) {
         linear_in(steps, p, 0, "linear barrier: arrival");
         linear_out(steps, p, 0, "linear barrier: release");
+      }
+      if (c == Collective::Allgather) {
+        // ompi_coll_base_allgather_intra_basic_linear: the communicator's gather of the blocks to rank 0, then its
+        // bcast of the whole p n (each as the library chooses it, or the defaults when named).
+        Variant part = v;
+        part.bcast_chains = v.bcast_part_chains;
+        prefix = collective_rounds(l, Collective::Gather, v.gather_part, keep, 1, {}, part);
+        auto down = collective_rounds(l, Collective::Bcast, v.bcast_part, keep, 1, {}, part);
+        for (auto& r : down) r.size_factor *= double(p);
+        prefix.insert(prefix.end(), std::make_move_iterator(down.begin()), std::make_move_iterator(down.end()));
       }
       break;
     case Algorithm::LinearSync:
@@ -341,8 +420,40 @@ std::vector<Round> tree_rounds(const Layout& l, Collective c, Algorithm a, bool 
       steps.add({{int32_t(p - 1), 0}}, 1, "result to the root");
       break;
     case Algorithm::Knomial:
-      knomial_down(steps, p, std::max<int64_t>(2, v.radix), 1);
+      if (c == Collective::Reduce) knomial_up(steps, p, std::max<int64_t>(2, v.radix), 1);
+      else knomial_down(steps, p, std::max<int64_t>(2, v.radix), 1);
       break;
+    case Algorithm::Sparbit: {
+      std::vector<Round> out;
+      int step = 0;
+      for (auto [distance, blocks] : sparbit_steps(p)) {
+        const int64_t d = distance;
+        out.push_back(one_message_round(l, double(blocks), 1,
+                                        fmt::format("sparbit step {} ({} block{} to r + {})", ++step, blocks,
+                                                    blocks == 1 ? "" : "s", d),
+                                        [&](int64_t r) { return (r + d) % p; }, keep));
+      }
+      return out;
+    }
+    case Algorithm::DirectMessaging: {
+      // ompi_coll_base_allgather_direct_messaging: every rank posts its block to each other rank at once, as the
+      // basic linear all-to-all posts its messages (the fitted models price a rank's messages one after another).
+      auto out = collective_rounds(l, Collective::Alltoall, Algorithm::Linear, keep);
+      for (auto& r : out) r.what = fmt::format("direct messaging: every rank's block to the {} others at once", p - 1);
+      return out;
+    }
+    case Algorithm::DoubleRing:
+      // ompi_coll_base_barrier_intra_doublering: a zero-byte token from rank 0 around the ring back to rank 0, then
+      // a second time: 2 p messages, one after another.
+      for (int pass = 1; pass <= 2; ++pass)
+        for (int64_t r = 0; r < p; ++r)
+          steps.add({{int32_t(r), int32_t((r + 1) % p)}}, 0,
+                    fmt::format("double ring, pass {}: rank {} to rank {}", pass, r, (r + 1) % p));
+      break;
+    case Algorithm::AllgatherReduce:
+      // ompi_coll_base_allreduce_intra_allgather_reduce: the communicator's allgather of every rank's whole buffer
+      // (as the library chooses it), then each rank reduces the p buffers itself (not timed, as every reduction).
+      return collective_rounds(l, Collective::Allgather, v.allgather_part, keep, 1, {}, v);
     case Algorithm::SplitBinaryTree: {
       // ompi_coll_base_bcast_intra_split_bintree: the root sends the first half of the message down its first
       // subtree (the odd ranks of the binary tree) and the second half down the other (the even ranks), each rank
@@ -455,12 +566,7 @@ std::vector<Round> segmented_tree_rounds(const Layout& l, Collective c, Algorith
       // binomial tree), the digit times its place value.
       const int64_t k = a == Algorithm::Knomial ? std::max<int64_t>(2, v.radix) : 2;
       if (a == Algorithm::Knomial && c != Collective::Bcast) return {};
-      children.assign(size_t(p), {});
-      for (int64_t r = 1; r < p; ++r) {
-        int64_t place = 1;
-        while ((r / place) % k == 0) place *= k;
-        children[size_t(r - ((r / place) % k) * place)].push_back(r);
-      }
+      children = kmtree_children(p, k);
       break;
     }
     default: return {};

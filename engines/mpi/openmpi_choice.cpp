@@ -263,7 +263,8 @@ struct Pick {
   std::string unmodelled;  // a user's rule asks for what gpmc does not model (an error)
   const OpenmpiMsgRule* rule = nullptr;
   int64_t chains = 1;
-  Variant parts;       // a non-overlapping composition's parts
+  int64_t radix = 0;   // > 0: a k-nomial reduce's radix (the rule's fan-out)
+  Variant parts;       // a composition's parts
   double segment = 0;     // a rule's seg_size (bytes) for a pipeline or a tree in segments
   bool segmented = false;  // a tree or chains in segments (Variant::segmented)
   bool segment_floor = false;  // the segment in whole elements rounded down (the split binary tree's)
@@ -298,14 +299,12 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
   out.released = d.released;
   out.released_at = d.released_at;
   out.unmodelled = unmodelled_parameters(c, d);
-  auto lacks = [&](const char* what) {
-    out.unmodelled = fmt::format("Open MPI's {} algorithm {} ({}), which gpmc does not model", openmpi_collective_name(c),
-                                 d.alg, what);
-  };
   auto chains = [&](int64_t f) { return std::max<int64_t>(1, f); };  // build_chain raises a fan-out below 1 to 1
-  // A composition's parts: the reduce (and bcast) Open MPI's tuned component would run for the same buffer.
-  auto part = [&](Collective pc, Algorithm& a, int64_t& n_chains) {
-    Pick sub = pick(x, pc, decision(x, pc));
+  // A composition's parts: the reduce (and bcast, gather, allgather) Open MPI's tuned component would run for the
+  // same buffer (`whole`: for p times the buffer, the bcast of an allgather's gathered blocks).
+  auto part = [&](Collective pc, Algorithm& a, int64_t& n_chains, bool whole = false) {
+    const Context xp{x.v, x.l, whole ? x.n * double(p) : x.n, x.rules};
+    Pick sub = pick(xp, pc, decision(xp, pc));
     a = sub.algorithm;
     n_chains = sub.chains;
     out.why += fmt::format("; its {}: {}", collective_name(pc), sub.why);
@@ -324,6 +323,8 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
                                    collective_name(pc), sub.segment);
       out.rule = sub.rule;
     }
+    if (sub.radix > 0) out.radix = sub.radix;  // a k-nomial reduce's radix
+    return sub;
   };
   // A rule's seg_size on a bcast or reduce over a chain or tree: ompi_coll_base_{bcast,reduce}_generic in segments.
   auto in_segments = [&](Algorithm a) {
@@ -362,6 +363,11 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
           out.algorithm = Algorithm::NonOverlapping;
           part(Collective::Reduce, out.parts.reduce_part, out.parts.reduce_part_chains);
           part(Collective::Bcast, out.parts.bcast_part, out.parts.bcast_part_chains);
+          if (out.unmodelled.empty() && out.radix > 0 && out.parts.bcast_part == Algorithm::Knomial &&
+              out.radix != int64_t(x.v[kBcastKnomialRadix]))
+            out.unmodelled = fmt::format("its reduce's k-nomial tree has radix {} and its bcast's radix {:g}, which "
+                                         "gpmc's composition does not hold (one radix for both)",
+                                         out.radix, x.v[kBcastKnomialRadix]);
           break;
         case 3: out.algorithm = Algorithm::RecursiveDoubling; break;
         case 5:
@@ -376,7 +382,16 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
           }
           break;
         case 6: out.algorithm = Algorithm::Rabenseifner; break;
-        case 7: lacks("allgather_reduce"); break;
+        case 7: {
+          // ompi_coll_base_allreduce_intra_allgather_reduce: the communicator's allgather of the whole buffer.
+          out.algorithm = Algorithm::AllgatherReduce;
+          int64_t unused = 1;
+          const Pick sub = part(Collective::Allgather, out.parts.allgather_part, unused);
+          out.parts.gather_part = sub.parts.gather_part;  // an allgather that is itself a gather, then a bcast
+          out.parts.bcast_part = sub.parts.bcast_part;
+          out.parts.bcast_part_chains = sub.parts.bcast_part_chains;
+          break;
+        }
         default: out.algorithm = Algorithm::Ring; break;
       }
       break;
@@ -419,13 +434,33 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
         case 4: in_segments(Algorithm::BinaryTree); break;
         case 6: in_segments(Algorithm::InOrderBinaryTree); break;
         case 7: out.algorithm = Algorithm::Rabenseifner; break;
-        case 8: lacks("knomial"); break;
+        case 8:
+          // ompi_coll_base_reduce_intra_knomial: the k-nomial tree of the rule's fan-out as its radix, whole
+          // buffers (it takes no segments). build_kmtree never ends with a radix below 2.
+          out.algorithm = Algorithm::Knomial;
+          out.radix = d.faninout;
+          if (d.faninout < 2)
+            out.unmodelled = fmt::format("its faninout {} is the k-nomial tree's radix, and with a radix below 2 Open "
+                                         "MPI's build_kmtree never ends; give faninout 2 or more",
+                                         d.faninout);
+          else
+            out.why += fmt::format(": radix {} (the rule's faninout)", d.faninout);
+          if (d.segsize > 0) out.why += ", whole buffers (Open MPI's k-nomial reduce takes no segments)";
+          break;
         default: in_segments(Algorithm::BinomialTree); break;
       }
       break;
     case Collective::Allgather:
       switch (d.alg) {
-        case 1: lacks("linear"); break;
+        case 1: {
+          // ompi_coll_base_allgather_intra_basic_linear: the communicator's gather to rank 0, then its bcast of the
+          // gathered p blocks.
+          out.algorithm = Algorithm::Linear;
+          int64_t unused = 1;
+          part(Collective::Gather, out.parts.gather_part, unused);
+          part(Collective::Bcast, out.parts.bcast_part, out.parts.bcast_part_chains, true);
+          break;
+        }
         case 2: out.algorithm = Algorithm::Bruck; break;
         case 3:
           out.algorithm = power_of_two(p) ? Algorithm::RecursiveDoubling : Algorithm::Bruck;
@@ -436,8 +471,8 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
           out.algorithm = Algorithm::Ring;
           out.why += ": one exchange between the two ranks";
           break;
-        case 7: lacks("sparbit"); break;
-        case 8: lacks("direct-messaging"); break;
+        case 7: out.algorithm = Algorithm::Sparbit; break;
+        case 8: out.algorithm = Algorithm::DirectMessaging; break;
         default: out.algorithm = Algorithm::Ring; break;
       }
       break;
@@ -483,7 +518,7 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
     default:  // barrier
       switch (d.alg) {
         case 1: out.algorithm = Algorithm::Linear; break;
-        case 2: lacks("double_ring"); break;
+        case 2: out.algorithm = Algorithm::DoubleRing; break;
         case 3:
         case 5: out.algorithm = Algorithm::RecursiveDoubling; break;  // two_proc: the one exchange of two ranks
         case 6:
@@ -523,7 +558,7 @@ LibraryChoice openmpi_choice(const std::vector<double>& v, Collective c, const L
   out.segment_floor = got.segment_floor;
   out.variant = got.parts;
   out.variant.segmented = got.segmented;
-  out.variant.radix = int64_t(v[kBcastKnomialRadix]);
+  out.variant.radix = got.radix > 0 ? got.radix : int64_t(v[kBcastKnomialRadix]);
   out.variant.bcast_chains = c == Collective::Bcast ? got.chains : int64_t(v[kBcastChains]);
   out.variant.reduce_chains = c == Collective::Reduce ? got.chains : int64_t(v[kReduceChains]);
   return out;

@@ -134,17 +134,27 @@ enum class Algorithm {
   Knomial,            // bcast: the k-nomial tree of Variant's radix
   NeighborExchange,   // allgather: p / 2 steps, alternate neighbours (Chen et al. 2005)
   Butterfly,          // reduce_scatter: recursive halving with the partner distance doubling (1, 2, 4, ...)
-  NonOverlapping      // allreduce: a reduce, then a bcast (Variant's parts); reduce_scatter: a reduce, then a
+  NonOverlapping,     // allreduce: a reduce, then a bcast (Variant's parts); reduce_scatter: a reduce, then a
                       //   linear scatter of the shares
+  Sparbit,            // allgather: ceil(log2 p) steps, the distance halving, the blocks sent doubling (Open MPI's)
+  DirectMessaging,    // allgather: every rank posts its block to every other rank at once (Open MPI's)
+  DoubleRing,         // barrier: a zero-byte token twice around the ring of ranks (Open MPI's double_ring)
+  AllgatherReduce     // allreduce: an allgather of every rank's whole buffer (Variant's part), reduced locally
 };
+// The last algorithm (for a loop over their names).
+constexpr Algorithm kLastAlgorithm = Algorithm::AllgatherReduce;
 
 // What an algorithm's shape needs besides the layout (Open MPI's parameters, chosen with it by a library; a named
-// algorithm gets the defaults): the chains of a Chain, the radix of a k-nomial tree, the parts of a NonOverlapping.
+// algorithm gets the defaults): the chains of a Chain, the radix of a k-nomial tree, the parts of a NonOverlapping
+// (and of an allgather's linear or an allreduce's allgather_reduce).
 struct Variant {
   int64_t bcast_chains = 1, reduce_chains = 1;
   int64_t radix = 4;  // Open MPI's coll_tuned_bcast_algorithm_knomial_radix default
   Algorithm reduce_part = Algorithm::BinomialTree, bcast_part = Algorithm::BinomialTree;
   int64_t reduce_part_chains = 1, bcast_part_chains = 1;
+  // An allgather's `linear` (a gather to rank 0, then a bcast of the whole, Open MPI's basic linear) and an
+  // allreduce's `allgather_reduce`: the gather's and the allgather's algorithms (bcast_part for the bcast).
+  Algorithm gather_part = Algorithm::BinomialTree, allgather_part = Algorithm::Ring;
   // Open MPI's generic bcast or reduce over its tree (chain, binary, binomial, k-nomial, in-order binary) in segments,
   // as a rule's seg_size runs it: one pipelined round of every edge of the tree (collectives_trees.cpp).
   bool segmented = false;

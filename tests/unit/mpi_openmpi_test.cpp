@@ -329,3 +329,42 @@ TEST_CASE("mpi openmpi: a request limit on the linear_sync all-to-all sends in b
                           NodeAware{}, four.variant)
             .size() == 1);
 }
+
+TEST_CASE("mpi openmpi: rules naming the algorithms the fixed decisions never choose") {
+  const std::string text = R"({ "rule_file_version": 3, "module": "tuned", "collectives": {
+    "allgather": [ { "comm_size_max": 8, "rules": [ { "alg": "linear" } ] },
+                   { "comm_size_max": 16, "rules": [ { "msg_size_max": 32768, "alg": "sparbit" }, { "alg": 8 } ] } ],
+    "allreduce": [ { "rules": [ { "alg": "allgather_reduce" } ] } ],
+    "reduce": [ { "rules": [ { "msg_size_max": 4096, "alg": "knomial", "faninout": 3 }, { "alg": 8 } ] } ],
+    "barrier": [ { "rules": [ { "alg": "double_ring" } ] } ] } })";
+  std::string error;
+  uint32_t at = 0;
+  auto rules = parse_openmpi_rules(text, error, at);
+  REQUIRE(rules);
+  const Layout eight = make_layout(8, 4, 4, Mapping{}), sixteen = make_layout(16, 4, 4, Mapping{});
+  // The allgather's linear: the gather by its own table for the block, the bcast by its table for the p blocks
+  // (8 ranks: gather binomial below 1 KiB; bcast of 8 KiB: binary tree).
+  auto linear = openmpi_choice(kOpenmpi, Collective::Allgather, eight, 1000, &*rules);
+  CHECK(linear.algorithm == Algorithm::Linear);
+  CHECK(linear.variant.gather_part == Algorithm::BinomialTree);
+  CHECK(linear.variant.bcast_part == Algorithm::BinaryTree);
+  CHECK(linear.unmodelled.empty());
+  CHECK(openmpi_choice(kOpenmpi, Collective::Allgather, sixteen, 1024, &*rules).algorithm == Algorithm::Sparbit);
+  CHECK(openmpi_choice(kOpenmpi, Collective::Allgather, sixteen, 4096, &*rules).algorithm ==
+        Algorithm::DirectMessaging);
+  // allgather_reduce: the allgather the same file gives for the whole buffer as each rank's block.
+  auto ar = openmpi_choice(kOpenmpi, Collective::Allreduce, sixteen, 1024, &*rules);
+  CHECK(ar.algorithm == Algorithm::AllgatherReduce);
+  CHECK(ar.variant.allgather_part == Algorithm::Sparbit);
+  auto nested = openmpi_choice(kOpenmpi, Collective::Allreduce, eight, 1000, &*rules);
+  CHECK(nested.variant.allgather_part == Algorithm::Linear);
+  CHECK(nested.variant.bcast_part == Algorithm::BinaryTree);
+  // The k-nomial reduce: the rule's fan-out is its radix; below 2 Open MPI's tree builder never ends.
+  auto knomial = openmpi_choice(kOpenmpi, Collective::Reduce, sixteen, 1024, &*rules);
+  CHECK(knomial.algorithm == Algorithm::Knomial);
+  CHECK(knomial.variant.radix == 3);
+  CHECK(knomial.unmodelled.empty());
+  CHECK(openmpi_choice(kOpenmpi, Collective::Reduce, sixteen, 1 << 20, &*rules).unmodelled.find("faninout 0") !=
+        std::string::npos);
+  CHECK(openmpi_choice(kOpenmpi, Collective::Barrier, sixteen, 0, &*rules).algorithm == Algorithm::DoubleRing);
+}
