@@ -371,8 +371,12 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
           waited = kNoValue;
           std::vector<int> now;
           for (const cg::FlowSpec& message : phase.engine->flows()) {
-            ValueId size_own = kNoValue;  // an alltoallv's message: its own size
-            if (phase.sizes)
+            ValueId size_own = kNoValue;  // an alltoallv's message: its own size (or factor of the size input 0)
+            if (phase.sizes && phase.sizes_relative)
+              size_own = b_.binary(Opcode::Mul, call.inputs[size_t(e->size_input(0))],
+                                   b_.constant((*phase.sizes)[size_t(message.size_input)], Dim::count(), s.range),
+                                   s.range);
+            else if (phase.sizes)
               size_own = b_.constant((*phase.sizes)[size_t(message.size_input)], Dim::byte(), s.range);
             ValueId& size = phase.sizes ? size_own
                                         : sizes_of.try_emplace({message.size_input, phase.size_factor}, kNoValue)

@@ -196,6 +196,8 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a,
     }
     return out;
   }
+  if (l.ranks >= 2 && c == Collective::Allgather && a == Algorithm::Bruck && variant.bruck_radix > 2)
+    return detail::k_bruck_rounds(l, variant.bruck_radix, keep_messages);
   if (l.ranks >= 2 && variant.segmented)
     if (auto rounds = detail::segmented_tree_rounds(l, c, a, keep_messages, variant); !rounds.empty()) return rounds;
   if (l.ranks >= 2 && detail::is_tree_algorithm(c, a)) return detail::tree_rounds(l, c, a, keep_messages, variant);

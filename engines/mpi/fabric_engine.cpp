@@ -44,7 +44,7 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build(const ir::Topology& to
     return !r.component_messages.empty();
   });
   bool sized = false;  // an alltoallv's messages of their own sizes: no period's flows stand for another's
-  for (const Round& r : rounds) sized = sized || !r.message_bytes.empty();
+  for (const Round& r : rounds) sized = sized || !r.message_bytes.empty();  // also factors of the size
   if (fast && !op.halo && !sized && op.transport != Transport::Staged && !rounds.empty() && !component_flows)
     if (auto sym = find_node_translation(topology, fabrics, placement, rounds)) {
       std::string ignored;
@@ -157,6 +157,7 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build_on(const ir::Topology&
       } else {
         // Each message's size input indexes the step's own table of its distinct sizes.
         step.sizes = round.message_bytes;
+        step.relative = round.sizes_relative;
         std::sort(step.sizes.begin(), step.sizes.end());
         step.sizes.erase(std::unique(step.sizes.begin(), step.sizes.end()), step.sizes.end());
         for (size_t i = 0; i < round.messages.size(); ++i) {
@@ -379,8 +380,9 @@ FabricCommEngine::StepCost FabricCommEngine::cost_of(const Step& step, std::span
     return c;
   }
   if (!step.sizes.empty()) {
-    c.message_bytes = step.sizes.back();
-    c.time_s = step_time(step, inputs, step.sizes.data(), &c.latency_s, &c.error);
+    const std::vector<double> bytes = step.bytes(inputs[at]);
+    c.message_bytes = bytes.back();
+    c.time_s = step_time(step, inputs, bytes.data(), &c.latency_s, &c.error);
     return c;
   }
   const double n = inputs[at] * step.size_factor, segment = inputs[at + 1];
@@ -478,7 +480,8 @@ ir::EngineResult FabricCommEngine::run(std::span<const double> inputs) const {
     // The link whose bytes take longest at its full bandwidth: what bounds the step from below.
     std::vector<double> load(links_.size(), 0);
     double sizes[kSizeKinds] = {c.message_bytes, 0, 0};
-    const double* size_of = op_.halo ? inputs.data() + at : !step.sizes.empty() ? step.sizes.data() : sizes;
+    const std::vector<double> step_bytes = step.bytes(inputs[at]);
+    const double* size_of = op_.halo ? inputs.data() + at : !step.sizes.empty() ? step_bytes.data() : sizes;
     for (const Phase& phase : step.phases) {
       const cg::Plan& plan = phase.engine->plan();
       const auto& flows = phase.engine->flows();
@@ -575,6 +578,7 @@ std::vector<FabricCommEngine::PhaseView> FabricCommEngine::unrolled(int64_t max_
         if (!phase.what.empty()) v.step += fmt::format(", {}", phase.what);
         v.size_factor = step.size_factor;
         if (!step.sizes.empty()) v.sizes = &step.sizes;
+        v.sizes_relative = step.relative;
         v.first_of_step = j == 0;
         v.route_links = &phase.route_links;
         v.route_begin = &phase.route_begin;

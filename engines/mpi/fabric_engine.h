@@ -91,6 +91,7 @@ class FabricCommEngine : public ir::Engine {
     std::string step;            // the step's name, with "(r/n)" when it repeats
     double size_factor = 1;      // a flow's size: the size input its size_input names, times this
     const std::vector<double>* sizes = nullptr;  // an alltoallv's step: a flow's size is sizes[size_input] instead
+    bool sizes_relative = false;  // ... times the size input 0 (Step::relative)
     bool first_of_step = false;  // the messages' software overhead comes before it
     const std::vector<int>* route_links = nullptr;  // its distinct routes (indices of link_inputs()), route r at
     const std::vector<int>* route_begin = nullptr;  // [route_begin[r], route_begin[r + 1]) of route_links
@@ -128,8 +129,16 @@ class FabricCommEngine : public ir::Engine {
     int64_t messages = 0;
     std::vector<Phase> phases;  // run one after another
     // An alltoallv's step: its messages' distinct sizes, which its flows' size inputs index (the operation's size
-    // input is not used); empty otherwise.
+    // input is not used); empty otherwise. With `relative`, factors of the operation's size instead.
     std::vector<double> sizes;
+    bool relative = false;
+    // The sizes in bytes for the operation's size input `n`.
+    std::vector<double> bytes(double n) const {
+      std::vector<double> out = sizes;
+      if (relative)
+        for (double& b : out) b *= n;
+      return out;
+    }
   };
   struct StepCost {
     double time_s = 0;  // one repeat

@@ -60,6 +60,16 @@ std::shared_ptr<CommEngine> CommEngine::alltoallv(Choice choice, const Layout& l
   return e;
 }
 
+// A round's rows of messages of their own sizes in bytes (factors of the operation's size where the round says so).
+std::vector<SizedRow> CommEngine::rows_of(const Round& round, std::span<const double> inputs) const {
+  if (!round.sizes_relative) return round.sized_rows;
+  const double n = inputs[in::kMachineInputs];
+  std::vector<SizedRow> rows = round.sized_rows;
+  for (auto& row : rows)
+    for (auto& [route, bytes, count] : row) bytes *= n;
+  return rows;
+}
+
 std::array<double, kSizeKinds> CommEngine::sizes_of(const Round& round, std::span<const double> inputs) const {
   const double* sizes = inputs.data() + in::kMachineInputs;
   if (halo_) return {sizes[0], sizes[1], sizes[2]};
@@ -75,7 +85,7 @@ CommEngine::RoundCost CommEngine::cost_of(const Round& round, std::span<const do
   c.sizes = sizes_of(round, inputs);
   c.repeat = round.repeat;
   if (!round.sized_rows.empty()) {
-    c.pattern = sized_pattern_time(round.stats, round.sized_rows, choice_, inputs);
+    c.pattern = sized_pattern_time(round.stats, rows_of(round, inputs), choice_, inputs);
     return c;
   }
   if (round.pipeline_hops <= 0) {
@@ -174,7 +184,7 @@ ir::EngineResult CommEngine::run(std::span<const double> inputs) const {
     auto msgs = nlohmann::ordered_json::array();
     if (pt.slowest_row >= 0) {
       // Messages of their own sizes (an alltoallv): the slowest rank's, by route and size.
-      const SizedRow& row = round.sized_rows[size_t(pt.slowest_row)];
+      const SizedRow row = rows_of(round, inputs)[size_t(pt.slowest_row)];
       for (size_t i = 0; i < row.size(); ++i) {
         const auto& [route, bytes, count] = row[i];
         nlohmann::ordered_json m;

@@ -41,6 +41,7 @@ class CommEngine : public ir::Engine {
  private:
   CommEngine() = default;
   std::array<double, kSizeKinds> sizes_of(const Round& round, std::span<const double> inputs) const;
+  std::vector<SizedRow> rows_of(const Round& round, std::span<const double> inputs) const;
   // A round priced: its pattern time, how often it repeats, its message sizes and, when pipelined, its segments.
   struct RoundCost {
     PatternTime pattern;

@@ -264,6 +264,7 @@ struct Pick {
   const OpenmpiMsgRule* rule = nullptr;
   int64_t chains = 1;
   int64_t radix = 0;   // > 0: a k-nomial reduce's radix (the rule's fan-out)
+  int64_t bruck_radix = 0;  // > 0: an allgather's Bruck radix (the fan-out Open MPI passes)
   Variant parts;       // a composition's parts
   double segment = 0;     // a rule's seg_size (bytes) for a pipeline or a tree in segments
   bool segmented = false;  // a tree or chains in segments (Variant::segmented)
@@ -275,7 +276,8 @@ struct Pick {
 // gpmc's algorithm for Open MPI's decision `d` of `c`.
 Pick pick(const Context& x, Collective c, const Decision& d);
 
-// What a user's rule asks for that gpmc does not model: segments of some algorithms, a radix.
+// What a user's rule asks for that gpmc does not model (segments of some algorithms) or Open MPI cannot run (a
+// Bruck radix below 2).
 std::string unmodelled_parameters(Collective c, const Decision& d) {
   if (!d.rule) return "";
   // The bcast's and reduce's pipelines, chains and trees and the segmented ring all-reduce take their segments
@@ -286,8 +288,10 @@ std::string unmodelled_parameters(Collective c, const Decision& d) {
                        "overlapping the next rank's, which gpmc does not model: each block goes whole; remove seg_size "
                        "or give 0)",
                        d.segsize);
-  if (c == Collective::Allgather && d.alg == 2 && d.faninout != 0 && d.faninout != 2)
-    return fmt::format("with faninout {} (a Bruck radix other than 2, which gpmc does not model)", d.faninout);
+  if (c == Collective::Allgather && d.alg == 2 && d.faninout < 2)
+    return fmt::format("its faninout {} is Bruck's radix, and with a radix below 2 Open MPI's k_bruck never ends; "
+                       "give faninout 2 or more",
+                       d.faninout);
   return "";
 }
 
@@ -324,6 +328,7 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
       out.rule = sub.rule;
     }
     if (sub.radix > 0) out.radix = sub.radix;  // a k-nomial reduce's radix
+    if (sub.bruck_radix > 0) out.bruck_radix = sub.bruck_radix;
     return sub;
   };
   // A rule's seg_size on a bcast or reduce over a chain or tree: ompi_coll_base_{bcast,reduce}_generic in segments.
@@ -461,7 +466,12 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
           part(Collective::Bcast, out.parts.bcast_part, out.parts.bcast_part_chains, true);
           break;
         }
-        case 2: out.algorithm = Algorithm::Bruck; break;
+        case 2:
+          // ompi_coll_base_allgather_intra_k_bruck with the fan-out as its radix (the fixed decisions pass 2).
+          out.algorithm = Algorithm::Bruck;
+          out.bruck_radix = d.faninout;
+          if (d.faninout > 2) out.why += fmt::format(": radix {} (the rule's faninout)", d.faninout);
+          break;
         case 3:
           out.algorithm = power_of_two(p) ? Algorithm::RecursiveDoubling : Algorithm::Bruck;
           if (!power_of_two(p)) out.why += ": the rank count is not a power of two, so Open MPI runs Bruck's";
@@ -559,6 +569,7 @@ LibraryChoice openmpi_choice(const std::vector<double>& v, Collective c, const L
   out.variant = got.parts;
   out.variant.segmented = got.segmented;
   out.variant.radix = got.radix > 0 ? got.radix : int64_t(v[kBcastKnomialRadix]);
+  if (got.bruck_radix >= 2) out.variant.bruck_radix = got.bruck_radix;
   out.variant.bcast_chains = c == Collective::Bcast ? got.chains : int64_t(v[kBcastChains]);
   out.variant.reduce_chains = c == Collective::Reduce ? got.chains : int64_t(v[kReduceChains]);
   return out;

@@ -103,6 +103,9 @@ struct Round {
   // (parallel to `messages`); without, each distinct rank's messages (the rows `stats` counts).
   std::vector<double> message_bytes;
   std::vector<SizedRow> sized_rows;
+  // message_bytes and sized_rows hold factors of the operation's size, not bytes (a step whose messages differ in
+  // size by a rule of the algorithm: Bruck's of radix k, whose last step sends the rest).
+  bool sizes_relative = false;
 };
 
 enum class Collective { Allreduce, Reduce, Bcast, Allgather, Alltoall, Barrier, ReduceScatter, Gather, Scatter };
@@ -150,6 +153,7 @@ constexpr Algorithm kLastAlgorithm = Algorithm::AllgatherReduce;
 struct Variant {
   int64_t bcast_chains = 1, reduce_chains = 1;
   int64_t radix = 4;  // Open MPI's coll_tuned_bcast_algorithm_knomial_radix default
+  int64_t bruck_radix = 2;  // an allgather's Bruck of radix k (Open MPI's k_bruck; 2: Bruck et al.'s)
   Algorithm reduce_part = Algorithm::BinomialTree, bcast_part = Algorithm::BinomialTree;
   int64_t reduce_part_chains = 1, bcast_part_chains = 1;
   // An allgather's `linear` (a gather to rank 0, then a bcast of the whole, Open MPI's basic linear) and an

@@ -119,6 +119,9 @@ bool is_tree_algorithm(Collective c, Algorithm a);
 std::vector<Round> tree_rounds(const Layout& l, Collective c, Algorithm a, bool keep, const Variant& v);
 // Open MPI's bcast or reduce over the tree of `a` in segments (Variant::segmented); empty for another algorithm.
 std::vector<Round> segmented_tree_rounds(const Layout& l, Collective c, Algorithm a, bool keep, const Variant& v);
+// Open MPI's Bruck allgather of radix k > 2 (ompi_coll_base_allgather_intra_k_bruck): its steps, each a round whose
+// messages differ in size (Round::sizes_relative).
+std::vector<Round> k_bruck_rounds(const Layout& l, int64_t k, bool keep);
 
 // The k of each class a pattern's messages are priced with (the K-model's k for inter-node and off-leaf ones).
 void fill_k_used(const PatternStats& s, const Choice& c, PatternTime& out);

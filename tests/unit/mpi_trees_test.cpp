@@ -317,3 +317,42 @@ TEST_CASE("mpi trees: the k-nomial reduce sends when its subtree is in, the comp
   CHECK(ring[2].second == Messages{{2, 0}});
   CHECK(ring[3].second == Messages{{0, 1}});
 }
+
+TEST_CASE("mpi trees: Bruck's allgather of radix k (Open MPI's k_bruck), its last step's messages of their own sizes") {
+  // Open MPI's example, 10 ranks, radix 3: two messages of 1 block, two of 3, then one of the last 1 (r - 9).
+  Variant v;
+  v.bruck_radix = 3;
+  auto ten = collective_rounds(flat(10), Collective::Allgather, Algorithm::Bruck, true, 1, {}, v);
+  REQUIRE(ten.size() == 3);
+  CHECK(ten[0].sizes_relative);
+  CHECK(ten[0].message_bytes == std::vector<double>(20, 1.0));
+  CHECK(ten[1].message_bytes == std::vector<double>(20, 3.0));
+  CHECK(ten[2].message_bytes == std::vector<double>(10, 1.0));
+  CHECK(ten[2].messages[0] == std::pair<int32_t, int32_t>{0, 1});  // 0 - 9 mod 10
+  // 20 ranks: the last step sends 9 blocks to r - 9 and the last 2 to r - 18.
+  auto twenty = collective_rounds(flat(20), Collective::Allgather, Algorithm::Bruck, true, 1, {}, v);
+  REQUIRE(twenty.size() == 3);
+  CHECK(twenty[2].message_bytes[0] == 9);
+  CHECK(twenty[2].message_bytes[1] == 2);
+  // Every rank gets p - 1 blocks, under both forms; radix 2 keeps Bruck et al.'s rounds.
+  for (int64_t k : {3, 4, 7})
+    for (int64_t p : {2, 3, 5, 9, 10, 16, 20, 33, 100}) {
+      CAPTURE(k);
+      CAPTURE(p);
+      v.bruck_radix = k;
+      Layout l = make_layout(p, 4, 2, Mapping{});
+      double kept = 0, grouped = 0;
+      for (const auto& r : collective_rounds(l, Collective::Allgather, Algorithm::Bruck, true, 1, {}, v))
+        for (double b : r.message_bytes) kept += b;
+      for (const auto& r : collective_rounds(l, Collective::Allgather, Algorithm::Bruck, false, 1, {}, v)) {
+        CHECK(r.messages.empty());
+        double row = 0;
+        for (const auto& [route, blocks, count] : r.sized_rows.front()) row += blocks * double(count);
+        grouped += row;
+      }
+      CHECK(kept == double(p * (p - 1)));
+      CHECK(grouped == double(p - 1));
+    }
+  v.bruck_radix = 2;
+  CHECK(!collective_rounds(flat(10), Collective::Allgather, Algorithm::Bruck, true, 1, {}, v)[0].sizes_relative);
+}
