@@ -162,6 +162,19 @@ int Lowerer::lower_library_choice(const Stmt& s, const MpiMachineInfo& info, mpi
     out = mpi::openmpi_choice(values, c, layout, n, openmpi_rules_);
     warn_released_rule(s, layout.ranks, out.released, out.released_rule_at, lib->name);
     warn_openmpi_han(s, c, layout, lib->name);
+    if (c == mpi::Collective::Bcast && out.algorithm == mpi::Algorithm::ScatterDoublingAllgather &&
+        std::floor(n / element) < double(layout.ranks)) {
+      // ompi_coll_base_bcast_intra_scatter_allgather: fewer elements than ranks run the basic linear bcast.
+      out.algorithm = mpi::Algorithm::Linear;
+      out.why += fmt::format(", and with {:g} elements for {} ranks Open MPI's basic linear bcast",
+                             std::floor(n / element), layout.ranks);
+      if (!element_attr)
+        diags_.warning(DiagKind::AssumedValue, s.range,
+                       fmt::format("`mpi {}` of {:g} B: {}'s choice (linear) depends on how many elements the buffer "
+                                   "holds, counted here as 8-byte elements (MPI_DOUBLE); give `element = 4 B` (or the "
+                                   "datatype's size) if they are not",
+                                   s.name, n, lib->name));
+    }
     if (out.segment > 0) {
       // A rule's seg_size as Open MPI counts it (COLL_BASE_COMPUTED_SEGCOUNT, coll_base_functions.h): whole
       // elements, a remainder over half an element rounding up; below one element, or the whole buffer or more,
@@ -213,9 +226,6 @@ int Lowerer::lower_library_choice(const Stmt& s, const MpiMachineInfo& info, mpi
       note_openmpi_rule(out.rule_at);
       return -1;
     }
-    if (!out.substitute.empty())
-      diags_.warning(DiagKind::ModelSubstituted, s.range, fmt::format("`mpi {}` of {:g} B over {} ranks: {}", s.name, n,
-                                                                      layout.ranks, out.substitute));
     return 1;
   }
   out = mpi::mpich_choice(values, c, layout, n, element);

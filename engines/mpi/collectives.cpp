@@ -196,6 +196,8 @@ std::vector<Round> collective_rounds(const Layout& l, Collective c, Algorithm a,
     }
     return out;
   }
+  if (l.ranks >= 2 && c == Collective::Bcast && a == Algorithm::ScatterDoublingAllgather && (l.ranks & (l.ranks - 1)))
+    return detail::scatter_allgather_any_rounds(l, keep_messages);  // Open MPI's, over other rank counts
   if (l.ranks >= 2 && c == Collective::Allgather && a == Algorithm::Bruck && variant.bruck_radix > 2)
     return detail::k_bruck_rounds(l, variant.bruck_radix, keep_messages);
   if (l.ranks >= 2 && variant.segmented)

@@ -8,7 +8,6 @@
 // barrier,allgather,reduce_scatter}.c), facts carried over, not code; the root is rank 0.
 #include <algorithm>
 #include <map>
-#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -608,53 +607,6 @@ std::vector<Round> segmented_tree_rounds(const Layout& l, Collective c, Algorith
   out.back().pipeline_hops = depth;
   if (root != 0)  // the in-order tree's root sends the result to rank 0, the whole message
     out.push_back(messages_round(l, {{int32_t(root), 0}}, 1, 1, "result to the root", keep));
-  return out;
-}
-
-std::vector<Round> k_bruck_rounds(const Layout& l, int64_t k, bool keep) {
-  // ompi_coll_base_allgather_intra_k_bruck (Bruck et al., "Efficient algorithms for all-to-all communications in
-  // multiport message-passing systems", IEEE TPDS 8(11), 1997): for distance d = 1, k, k^2, .. below p, every rank
-  // sends to r - j d, j = 1 .. k - 1 (while j d < p), the d blocks it holds -- in the last step, where d > p / k
-  // (integer division), min(d, p - j d) -- all k - 1 at once. A step's messages are alike at every rank; under the
-  // fitted models a rank's go one after another (the slowest rank's row), on the fabric they are flows together.
-  const int64_t p = l.ranks;
-  std::vector<Round> out;
-  int step = 0;
-  for (int64_t d = 1; d < p; d *= k) {
-    std::vector<std::pair<int64_t, double>> shifts;  // (j d, blocks)
-    for (int64_t j = 1; j < k && d * j < p; ++j)
-      shifts.emplace_back(d * j, double(d <= p / k ? d : std::min(d, p - d * j)));
-    Round round;
-    round.what = fmt::format("k-bruck step {} (radix {}: {} message{} to r - j x {})", ++step, k, shifts.size(),
-                             shifts.size() == 1 ? "" : "s", d);
-    round.sizes_relative = true;
-    Accumulator acc(l);
-    std::set<SizedRow> rows;
-    for (int64_t r = 0; r < p; ++r) {
-      PatternStats::Signature sig{};
-      std::map<std::pair<int, double>, int64_t> mine;
-      for (const auto& [shift, blocks] : shifts) {
-        const int64_t to = (r - shift + p) % p;
-        const int route = l.route(r, to);
-        sig[size_t(route * kSizeKinds)] += 1;
-        if (keep) {
-          round.messages.emplace_back(int32_t(r), int32_t(to));
-          round.message_bytes.push_back(blocks);
-        } else {
-          mine[{route, blocks}] += 1;
-        }
-      }
-      acc.add(r, sig);
-      if (!keep) {
-        SizedRow row;
-        for (const auto& [key, n] : mine) row.emplace_back(key.first, key.second, n);
-        rows.insert(std::move(row));
-      }
-    }
-    round.stats = acc.finish();
-    round.sized_rows.assign(rows.begin(), rows.end());
-    out.push_back(std::move(round));
-  }
   return out;
 }
 

@@ -21,7 +21,6 @@ struct LibraryChoice {
   Algorithm algorithm = Algorithm::BinomialTree;  // over every rank, or among the nodes' first ranks (node_aware)
   NodeAware node_aware;
   Variant variant;  // the chains, radix or parts of the algorithm (Open MPI's)
-  std::string substitute;  // non-empty: the library runs what gpmc does not model, and what is priced instead
   std::string unmodelled;  // non-empty: a user's rule asks for what gpmc does not model (an error)
   int64_t rule_at = -1;    // the byte offset of the user's rule that decided, or -1
   // A rules file in the classic format that Open MPI 5.0 and earlier read otherwise for this operation: what they

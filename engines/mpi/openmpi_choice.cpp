@@ -259,7 +259,6 @@ Decision decision(const Context& x, Collective c) {
 struct Pick {
   Algorithm algorithm = Algorithm::BinomialTree;
   std::string why;
-  std::string substitute;  // Open MPI runs something gpmc prices otherwise (a warning)
   std::string unmodelled;  // a user's rule asks for what gpmc does not model (an error)
   const OpenmpiMsgRule* rule = nullptr;
   int64_t chains = 1;
@@ -316,7 +315,6 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
       out.released = fmt::format("for its {}, {}", collective_name(pc), sub.released);
       out.released_at = sub.released_at;
     }
-    if (out.substitute.empty()) out.substitute = sub.substitute;
     if (out.unmodelled.empty()) {
       out.unmodelled = sub.unmodelled;
       if (!sub.unmodelled.empty()) out.rule = sub.rule;
@@ -418,16 +416,11 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
         case 5: in_segments(Algorithm::BinaryTree); break;
         case 7: in_segments(Algorithm::Knomial); break;
         case 8:
-          if (power_of_two(p)) {
-            out.algorithm = Algorithm::ScatterDoublingAllgather;
-          } else {
-            out.algorithm = Algorithm::ScatterAllgather;
-            out.substitute = fmt::format(
-                "Open MPI's scatter_allgather gathers by recursive doubling with extra halving exchanges when the "
-                "rank count ({}) is not a power of two, which gpmc does not model; priced as scatter_allgather (the "
-                "ring gather)",
-                p);
-          }
+          // ompi_coll_base_bcast_intra_scatter_allgather: the binomial scatter, then recursive doubling (with
+          // recursive-halving hand-ons where the rank count is not a power of two); the lowering switches to the
+          // basic linear bcast with fewer elements than ranks, as Open MPI does.
+          out.algorithm = Algorithm::ScatterDoublingAllgather;
+          if (!power_of_two(p)) out.why += ": not a power of two of ranks, so with recursive-halving hand-ons";
           break;
         case 9: out.algorithm = Algorithm::ScatterAllgather; break;
         default: in_segments(Algorithm::BinomialTree); break;
@@ -559,7 +552,6 @@ LibraryChoice openmpi_choice(const std::vector<double>& v, Collective c, const L
   LibraryChoice out;
   out.algorithm = got.algorithm;
   out.why = got.why;
-  out.substitute = got.substitute;
   out.unmodelled = got.unmodelled;
   out.rule_at = got.rule ? int64_t(got.rule->at) : -1;
   out.released = got.released;

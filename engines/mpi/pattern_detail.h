@@ -122,6 +122,9 @@ std::vector<Round> segmented_tree_rounds(const Layout& l, Collective c, Algorith
 // Open MPI's Bruck allgather of radix k > 2 (ompi_coll_base_allgather_intra_k_bruck): its steps, each a round whose
 // messages differ in size (Round::sizes_relative).
 std::vector<Round> k_bruck_rounds(const Layout& l, int64_t k, bool keep);
+// Open MPI's scatter-allgather broadcast (ompi_coll_base_bcast_intra_scatter_allgather) over any number of ranks:
+// the binomial scatter, then recursive doubling with recursive-halving hand-ons where p is not a power of two.
+std::vector<Round> scatter_allgather_any_rounds(const Layout& l, bool keep);
 
 // The k of each class a pattern's messages are priced with (the K-model's k for inter-node and off-leaf ones).
 void fill_k_used(const PatternStats& s, const Choice& c, PatternTime& out);

@@ -356,3 +356,30 @@ TEST_CASE("mpi trees: Bruck's allgather of radix k (Open MPI's k_bruck), its las
   v.bruck_radix = 2;
   CHECK(!collective_rounds(flat(10), Collective::Allgather, Algorithm::Bruck, true, 1, {}, v)[0].sizes_relative);
 }
+
+TEST_CASE("mpi trees: Open MPI's scatter-allgather bcast over any rank count leaves every rank the whole buffer") {
+  // Summed over the allgather's rounds, every rank receives all the shares but its own, once (the scatter hands a
+  // subtree's root its subtree's shares, which it passes on); the scatter reaches every rank.
+  for (int64_t p : {2, 3, 5, 6, 7, 12, 13, 24, 31, 33, 100}) {
+    CAPTURE(p);
+    auto rounds = collective_rounds(flat(p), Collective::Bcast, Algorithm::ScatterDoublingAllgather, true);
+    std::vector<double> gathered(size_t(p), 0.0), scattered(size_t(p), 0.0);
+    for (const auto& r : rounds)
+      for (size_t i = 0; i < r.messages.size(); ++i) {
+        const double f = r.message_bytes.empty() ? r.size_factor : r.message_bytes[i];
+        (r.what.rfind("allgather", 0) == 0 ? gathered : scattered)[size_t(r.messages[i].second)] += f;
+      }
+    for (int64_t q = 0; q < p; ++q) {
+      CAPTURE(q);
+      CHECK(gathered[size_t(q)] == doctest::Approx(1 - 1.0 / double(p)));
+      if (q > 0) CHECK(scattered[size_t(q)] > 0);
+    }
+    auto grouped = collective_rounds(flat(p), Collective::Bcast, Algorithm::ScatterDoublingAllgather, false);
+    CHECK(grouped.size() == rounds.size());
+  }
+  // 6 ranks: the scatter's first step sends the shares of ranks 4 and 5 to rank 4.
+  auto six = collective_rounds(flat(6), Collective::Bcast, Algorithm::ScatterDoublingAllgather, true);
+  REQUIRE(six.size() >= 6);
+  CHECK(six[0].messages == Messages{{0, 4}});
+  CHECK(six[0].message_bytes[0] == doctest::Approx(2.0 / 6));
+}

@@ -1,0 +1,162 @@
+// collectives_sized.cpp: collective schedules whose rounds carry messages of different sizes (Round::sizes_relative:
+// each message a factor of the operation's size): Open MPI's Bruck allgather of radix k and its scatter-allgather
+// broadcast over any number of ranks. Facts from Open MPI's ompi/mca/coll/base, carried over, not code; root 0.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "engines/mpi/pattern.h"
+#include "engines/mpi/pattern_detail.h"
+
+namespace gpm::mpi {
+
+namespace detail {
+
+namespace {
+
+// (sender, receiver, factor of the operation's size)
+using SizedMessage = std::tuple<int32_t, int32_t, double>;
+
+// A round of messages of their own sizes, in flight together: kept (the fabric) each with its factor; otherwise
+// (the fitted models) each rank's distinct (route, factor) counts, one after another.
+Round sized_round(const Layout& l, std::vector<SizedMessage> messages, std::string what, bool keep) {
+  std::stable_sort(messages.begin(), messages.end(),
+                   [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); });
+  Round round;
+  round.what = std::move(what);
+  round.sizes_relative = true;
+  Accumulator acc(l);
+  std::set<SizedRow> rows;
+  for (size_t i = 0; i < messages.size();) {
+    const int32_t r = std::get<0>(messages[i]);
+    PatternStats::Signature sig{};
+    std::map<std::pair<int, double>, int64_t> mine;
+    for (; i < messages.size() && std::get<0>(messages[i]) == r; ++i) {
+      const auto& [from, to, factor] = messages[i];
+      const int route = l.route(from, to);
+      sig[size_t(route * kSizeKinds)] += 1;
+      if (keep) {
+        round.messages.emplace_back(from, to);
+        round.message_bytes.push_back(factor);
+      } else {
+        mine[{route, factor}] += 1;
+      }
+    }
+    acc.add(r, sig);
+    if (keep) continue;
+    SizedRow row;
+    for (const auto& [key, n] : mine) row.emplace_back(key.first, key.second, n);
+    rows.insert(std::move(row));
+  }
+  round.stats = acc.finish();
+  round.sized_rows.assign(rows.begin(), rows.end());
+  return round;
+}
+
+}  // namespace
+
+std::vector<Round> k_bruck_rounds(const Layout& l, int64_t k, bool keep) {
+  // ompi_coll_base_allgather_intra_k_bruck (Bruck et al., "Efficient algorithms for all-to-all communications in
+  // multiport message-passing systems", IEEE TPDS 8(11), 1997): for distance d = 1, k, k^2, .. below p, every rank
+  // sends to r - j d, j = 1 .. k - 1 (while j d < p), the d blocks it holds -- in the last step, where d > p / k
+  // (integer division), min(d, p - j d) -- all k - 1 at once. A step's messages are alike at every rank; under the
+  // fitted models a rank's go one after another (the slowest rank's row), on the fabric they are flows together.
+  const int64_t p = l.ranks;
+  std::vector<Round> out;
+  int step = 0;
+  for (int64_t d = 1; d < p; d *= k) {
+    std::vector<std::pair<int64_t, double>> shifts;  // (j d, blocks)
+    for (int64_t j = 1; j < k && d * j < p; ++j)
+      shifts.emplace_back(d * j, double(d <= p / k ? d : std::min(d, p - d * j)));
+    std::vector<SizedMessage> messages;
+    for (int64_t r = 0; r < p; ++r)
+      for (const auto& [shift, blocks] : shifts) messages.emplace_back(int32_t(r), int32_t((r - shift + p) % p), blocks);
+    Round round = sized_round(l, std::move(messages),
+                              fmt::format("k-bruck step {} (radix {}: {} message{} to r - j x {})", ++step, k,
+                                          shifts.size(), shifts.size() == 1 ? "" : "s", d),
+                              keep);
+    out.push_back(std::move(round));
+  }
+  return out;
+}
+
+
+std::vector<Round> scatter_allgather_any_rounds(const Layout& l, bool keep) {
+  // ompi_coll_base_bcast_intra_scatter_allgather (Open MPI's bcast algorithm 8; the scheme of Thakur, Rabenseifner
+  // and Gropp 2005, section 4.1) over any p, root 0. Each rank's share is ceil(count / p) elements, taken here as
+  // n / p (the element count is not known here; the difference is under p elements). Shares are bounded by the buffer
+  // (Open MPI's rectify_diff, max(0, a - b)).
+  const int64_t p = l.ranks;
+  const double share = 1.0 / double(p);
+  auto rect = [](double a, double b) { return std::max(0.0, a - b); };
+  int64_t top = 1;
+  while (top < p) top <<= 1;
+  std::vector<Round> out;
+  // The binomial scatter: for mask = top / 2 .. 1, a rank r with r mod 2 mask = 0 that holds data sends r + mask
+  // what lies beyond its own mask shares; the receiver holds what it got.
+  std::vector<double> held(static_cast<size_t>(p), 0.0);
+  held[0] = 1;
+  int step = 0;
+  for (int64_t mask = top >> 1; mask > 0; mask >>= 1) {
+    std::vector<SizedMessage> messages;
+    for (int64_t r = 0; r + mask < p; r += 2 * mask) {
+      const double send = rect(held[size_t(r)], share * double(mask));
+      if (send <= 1e-12) continue;  // nothing left beyond its own shares (up to rounding of the fractions)
+      messages.emplace_back(int32_t(r), int32_t(r + mask), send);
+      held[size_t(r)] -= send;
+      held[size_t(r + mask)] = send;
+    }
+    if (!messages.empty())
+      out.push_back(sized_round(l, std::move(messages), fmt::format("scatter step {}", ++step), keep));
+  }
+  // The allgather by recursive doubling: each rank starts from its own share; at mask m it exchanges what it holds
+  // with r xor m (where that rank exists). Where the partner's subtree is cut short by p (its root + m > p), the
+  // ranks of its subtree that hold the data send what they got last on, by recursive halving, to the ranks of the
+  // subtree without it.
+  std::vector<double> have(static_cast<size_t>(p)), last(static_cast<size_t>(p), 0.0);
+  for (int64_t r = 0; r < p; ++r) have[size_t(r)] = std::min(share, rect(1, double(r) * share));
+  step = 0;
+  for (int64_t mask = 1; mask < p; mask <<= 1) {
+    ++step;
+    std::vector<SizedMessage> messages;
+    std::vector<double> got(static_cast<size_t>(p), -1.0);
+    for (int64_t r = 0; r < p; ++r)
+      if (int64_t partner = r ^ mask; partner < p) {
+        messages.emplace_back(int32_t(r), int32_t(partner), have[size_t(r)]);
+        got[size_t(partner)] = have[size_t(r)];
+      }
+    for (int64_t r = 0; r < p; ++r)
+      if (got[size_t(r)] >= 0) {
+        have[size_t(r)] += got[size_t(r)];
+        last[size_t(r)] = got[size_t(r)];
+      }
+    out.push_back(sized_round(l, std::move(messages), fmt::format("allgather recursive doubling step {}", step), keep));
+    for (int64_t half = mask >> 1; half > 0; half >>= 1) {
+      std::vector<SizedMessage> sends;
+      for (int64_t r = 0; r < p; ++r) {
+        const int64_t root = r / mask * mask, partner_root = (r ^ mask) / mask * mask;
+        if (partner_root + mask <= p) continue;  // the partner's subtree is whole: nothing to pass on
+        const int64_t alldata = p - root - mask;
+        const int64_t to = r ^ half, tree = r / (2 * half) * (2 * half);
+        if (to > r && to < p && r < tree + alldata && to >= tree + alldata)
+          sends.emplace_back(int32_t(r), int32_t(to), last[size_t(r)]);
+      }
+      for (const auto& [from, to, factor] : sends) {
+        have[size_t(to)] += factor;
+        last[size_t(to)] = factor;
+      }
+      if (!sends.empty())
+        out.push_back(sized_round(l, std::move(sends),
+                                  fmt::format("allgather recursive doubling step {}, halving to {} away", step, half),
+                                  keep));
+    }
+  }
+  return out;
+}
+
+}  // namespace detail
+
+}  // namespace gpm::mpi
