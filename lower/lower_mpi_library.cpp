@@ -201,6 +201,13 @@ int Lowerer::lower_library_choice(const Stmt& s, const MpiMachineInfo& info, mpi
           out.variant.ring_phases = phases;
           out.why += fmt::format(", segments of {:g} B: {} phases", elements * element, phases);
         }
+      } else if (out.algorithm == mpi::Algorithm::LinearSync) {
+        // ompi_coll_base_gather_intra_linear_sync: the first segment in whole elements (a block of fewer, the whole
+        // block, the rest then of 0 B).
+        out.segment = 0;
+        const double first = cut ? elements * element : n;
+        out.variant.first_segment = n > 0 ? first / n : 0;
+        out.why += fmt::format(", first segments of {:g} B, then the rest of {:g} B", first, n - first);
       } else if (out.segment_floor) {
         // ompi_coll_base_bcast_intra_split_bintree counts its own: seg_size / element size, at least one element.
         out.segment = std::max(1.0, std::floor(asked / element)) * element;

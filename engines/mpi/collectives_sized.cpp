@@ -157,6 +157,50 @@ std::vector<Round> scatter_allgather_any_rounds(const Layout& l, bool keep) {
   return out;
 }
 
+std::vector<Round> linear_sync_segmented_rounds(const Layout& l, double first, bool keep) {
+  // ompi_coll_base_gather_intra_linear_sync with a first segment: for each rank i in turn the root posts the receive
+  // of i's first segment, sends i a zero-byte go-ahead, posts the receive of the rest and waits for the first segment
+  // only; rank i sends its first segment, then at once the rest of its block. So the rest of rank i - 1's block is
+  // in flight while the root sends i its go-ahead and receives i's first segment; the root waits for every rest at
+  // the end. As rounds: the go-ahead to i, then i's first segment beside i - 1's rest, and last the rest of the last
+  // rank. Under the fitted models steps whose senders sit alike (routes, and whether i and i - 1 share a node,
+  // socket, leaf) are one round repeated.
+  const int64_t p = l.ranks;
+  const double rest = std::max(0.0, 1 - first);
+  std::vector<Round> out;
+  std::map<std::vector<int64_t>, size_t> seen;
+  auto add = [&](std::vector<SizedMessage> messages, std::string what) {
+    if (!keep) {
+      std::vector<int64_t> key;
+      for (const auto& [from, to, factor] : messages) key.insert(key.end(), {from == 0 ? l.route(0, to) : l.route(from, 0),
+                                                                           int64_t(factor == first), from == 0});
+      if (messages.size() == 2) {
+        const int64_t a = std::get<0>(messages[0]), b = std::get<0>(messages[1]);
+        key.insert(key.end(), {l.node[size_t(a)] == l.node[size_t(b)], l.socket[size_t(a)] == l.socket[size_t(b)],
+                               l.leaf_of(a) == l.leaf_of(b)});
+      }
+      if (auto it = seen.find(key); it != seen.end()) {
+        out[it->second].repeat += 1;
+        return;
+      }
+      seen.emplace(std::move(key), out.size());
+    }
+    out.push_back(sized_round(l, std::move(messages), std::move(what), keep));
+  };
+  for (int64_t i = 1; i < p; ++i) {
+    add({{0, int32_t(i), 0.0}}, fmt::format("go-ahead to rank {}", i));
+    std::vector<SizedMessage> both = {{int32_t(i), 0, first}};
+    if (i > 1) both.emplace_back(int32_t(i - 1), 0, rest);
+    add(std::move(both), i > 1 ? fmt::format("first segment of rank {}, rest of rank {}", i, i - 1)
+                               : std::string("first segment of rank 1"));
+  }
+  if (p > 1) add({{int32_t(p - 1), 0, rest}}, fmt::format("rest of rank {}", p - 1));
+  if (!keep)
+    for (auto& r : out)
+      if (r.repeat > 1) r.what += fmt::format(" (and {} more steps like it)", int64_t(r.repeat) - 1);
+  return out;
+}
+
 }  // namespace detail
 
 }  // namespace gpm::mpi

@@ -404,6 +404,7 @@ std::vector<Round> tree_rounds(const Layout& l, Collective c, Algorithm a, bool 
     case Algorithm::LinearSync:
       // ompi_coll_base_gather_intra_linear_sync: the root sends each rank a zero-byte go-ahead, then receives its
       // block (with no segment size the whole block), rank after rank.
+      if (v.first_segment > 0) return linear_sync_segmented_rounds(l, v.first_segment, keep);
       for (int64_t r = 1; r < p; ++r) {
         steps.add({{0, int32_t(r)}}, 0, fmt::format("go-ahead to rank {}", r));
         steps.add({{int32_t(r), 0}}, 1, fmt::format("block of rank {}", r));

@@ -279,14 +279,6 @@ Pick pick(const Context& x, Collective c, const Decision& d);
 // Bruck radix below 2).
 std::string unmodelled_parameters(Collective c, const Decision& d) {
   if (!d.rule) return "";
-  // The bcast's and reduce's pipelines, chains and trees and the segmented ring all-reduce take their segments
-  // and the split binary tree's (pick); the synchronised linear gather would cut its in a way gpmc does not model.
-  const bool segmented = c == Collective::Gather && d.alg == 3;
-  if (segmented && d.segsize > 0)
-    return fmt::format("with seg_size {} (each rank's first segment after the root's go-ahead, the rest of its block "
-                       "overlapping the next rank's, which gpmc does not model: each block goes whole; remove seg_size "
-                       "or give 0)",
-                       d.segsize);
   if (c == Collective::Allgather && d.alg == 2 && d.faninout < 2)
     return fmt::format("its faninout {} is Bruck's radix, and with a radix below 2 Open MPI's k_bruck never ends; "
                        "give faninout 2 or more",
@@ -516,6 +508,12 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
       break;
     case Collective::Gather:
       out.algorithm = d.alg == 1 ? Algorithm::Linear : d.alg == 3 ? Algorithm::LinearSync : Algorithm::BinomialTree;
+      if (d.alg == 3 && d.segsize > 0) {
+        // ompi_coll_base_gather_intra_linear_sync: the rule's seg_size is each block's first segment (the lowering
+        // counts it in whole elements).
+        out.segment = double(d.segsize);
+        out.why += fmt::format(": seg_size {} B", d.segsize);
+      }
       break;
     case Collective::Scatter: out.algorithm = d.alg == 2 ? Algorithm::BinomialTree : Algorithm::Linear; break;
     default:  // barrier

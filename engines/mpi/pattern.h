@@ -154,6 +154,9 @@ struct Variant {
   int64_t bcast_chains = 1, reduce_chains = 1;
   int64_t radix = 4;  // Open MPI's coll_tuned_bcast_algorithm_knomial_radix default
   int64_t bruck_radix = 2;  // an allgather's Bruck of radix k (Open MPI's k_bruck; 2: Bruck et al.'s)
+  // Open MPI's linear_sync gather with a first segment (a rule's seg_size): that segment as a fraction of a block;
+  // 0: each block whole.
+  double first_segment = 0;
   Algorithm reduce_part = Algorithm::BinomialTree, bcast_part = Algorithm::BinomialTree;
   int64_t reduce_part_chains = 1, bcast_part_chains = 1;
   // An allgather's `linear` (a gather to rank 0, then a bcast of the whole, Open MPI's basic linear) and an

@@ -125,6 +125,9 @@ std::vector<Round> k_bruck_rounds(const Layout& l, int64_t k, bool keep);
 // Open MPI's scatter-allgather broadcast (ompi_coll_base_bcast_intra_scatter_allgather) over any number of ranks:
 // the binomial scatter, then recursive doubling with recursive-halving hand-ons where p is not a power of two.
 std::vector<Round> scatter_allgather_any_rounds(const Layout& l, bool keep);
+// Open MPI's linear_sync gather with a first segment (`first`: its fraction of a block): go-aheads, first segments
+// and the rests of the blocks overlapping the next rank's first segment.
+std::vector<Round> linear_sync_segmented_rounds(const Layout& l, double first, bool keep);
 
 // The k of each class a pattern's messages are priced with (the K-model's k for inter-node and off-leaf ones).
 void fill_k_used(const PatternStats& s, const Choice& c, PatternTime& out);

@@ -383,3 +383,29 @@ TEST_CASE("mpi trees: Open MPI's scatter-allgather bcast over any rank count lea
   CHECK(six[0].messages == Messages{{0, 4}});
   CHECK(six[0].message_bytes[0] == doctest::Approx(2.0 / 6));
 }
+
+TEST_CASE("mpi trees: the linear_sync gather with a first segment: go-aheads, first segments beside the rests") {
+  Variant v;
+  v.first_segment = 0.25;
+  auto kept = collective_rounds(flat(4), Collective::Gather, Algorithm::LinearSync, true, 1, {}, v);
+  // go-ahead 1, first of 1; go-ahead 2, first of 2 + rest of 1; go-ahead 3, first of 3 + rest of 2; rest of 3.
+  REQUIRE(kept.size() == 7);
+  CHECK(kept[0].messages == Messages{{0, 1}});
+  CHECK(kept[0].message_bytes == std::vector<double>{0.0});
+  CHECK(kept[3].messages == Messages{{1, 0}, {2, 0}});
+  CHECK(kept[3].message_bytes == std::vector<double>{0.75, 0.25});
+  CHECK(kept[6].messages == Messages{{3, 0}});
+  CHECK(kept[6].message_bytes == std::vector<double>{0.75});
+  // Grouped under the fitted models: the same steps and messages, counted by their repeats.
+  for (int64_t p : {2, 3, 9, 33}) {
+    CAPTURE(p);
+    Layout l = make_layout(p, 4, 2, Mapping{});
+    double steps = 0, messages = 0;
+    for (const auto& r : collective_rounds(l, Collective::Gather, Algorithm::LinearSync, false, 1, {}, v)) {
+      steps += r.repeat;
+      messages += r.repeat * double(r.stats.messages);
+    }
+    CHECK(steps == double(2 * (p - 1) + 1));
+    CHECK(messages == double(3 * (p - 1)));
+  }
+}
