@@ -1,6 +1,7 @@
 // collectives_sized.cpp: collective schedules whose rounds carry messages of different sizes (Round::sizes_relative:
-// each message a factor of the operation's size): Open MPI's Bruck allgather of radix k and its scatter-allgather
-// broadcast over any number of ranks. Facts from Open MPI's ompi/mca/coll/base, carried over, not code; root 0.
+// each message a factor of the operation's size): Open MPI's Bruck allgather of radix k, its scatter-allgather
+// broadcast over any number of ranks and its linear_sync gather with a first segment. Facts from Open MPI's
+// ompi/mca/coll/base, carried over, not code; root 0.
 #include <fmt/format.h>
 
 #include <algorithm>
