@@ -162,6 +162,13 @@ int Lowerer::lower_library_choice(const Stmt& s, const MpiMachineInfo& info, mpi
     out = mpi::openmpi_choice(values, c, layout, n, openmpi_rules_);
     warn_released_rule(s, layout.ranks, out.released, out.released_rule_at, lib->name);
     warn_openmpi_han(s, c, layout, lib->name);
+    if (!out.unmodelled.empty()) {
+      diags_.error(DiagKind::UnsupportedRule, s.range,
+                   fmt::format("`mpi {}` of {:g} B over {} ranks: {}'s choice is {}: {}", s.name, n, layout.ranks,
+                               lib->name, out.why, out.unmodelled));
+      note_openmpi_rule(out.rule_at);
+      return -1;
+    }
     if (c == mpi::Collective::Bcast && out.algorithm == mpi::Algorithm::ScatterDoublingAllgather &&
         std::floor(n / element) < double(layout.ranks)) {
       // ompi_coll_base_bcast_intra_scatter_allgather: fewer elements than ranks run the basic linear bcast.
@@ -225,13 +232,6 @@ int Lowerer::lower_library_choice(const Stmt& s, const MpiMachineInfo& info, mpi
                                    "as 8-byte elements (MPI_DOUBLE): segments of {:g} B; give `element = 4 B` (or the "
                                    "datatype's size) if they are not",
                                    s.name, lib->name, asked, elements * element));
-    }
-    if (!out.unmodelled.empty()) {
-      diags_.error(DiagKind::UnsupportedRule, s.range,
-                   fmt::format("`mpi {}` of {:g} B over {} ranks: {}'s choice is {}: {}", s.name, n, layout.ranks,
-                               lib->name, out.why, out.unmodelled));
-      note_openmpi_rule(out.rule_at);
-      return -1;
     }
     return 1;
   }

@@ -49,13 +49,14 @@ std::string variant_title(Algorithm a, const Variant& v, Collective c) {
     case Algorithm::AllgatherReduce:
       return fmt::format("allgather_reduce ({} allgather)", variant_title(v.allgather_part, v, Collective::Allgather));
     case Algorithm::NonOverlapping: {
-      auto part = [&](Algorithm p, int64_t n) {
-        return p == Algorithm::Chain ? fmt::format("chain of {}", chains(n)) : std::string(algorithm_name(p));
+      auto part = [&](Algorithm p, int64_t n, const char* what, bool segmented) {
+        return fmt::format("{} {}{}", p == Algorithm::Chain ? fmt::format("chain of {}", chains(n)) : algorithm_name(p),
+                           what, segmented ? " in segments" : "");
       };
-      if (c == Collective::ReduceScatter)
-        return fmt::format("nonoverlapping ({} reduce, then linear scatter)", part(v.reduce_part, v.reduce_part_chains));
-      return fmt::format("nonoverlapping ({} reduce, then {} bcast)", part(v.reduce_part, v.reduce_part_chains),
-                         part(v.bcast_part, v.bcast_part_chains));
+      const std::string reduce = part(v.reduce_part, v.reduce_part_chains, "reduce", v.reduce_part_segmented);
+      if (c == Collective::ReduceScatter) return fmt::format("nonoverlapping ({}, then linear scatter)", reduce);
+      return fmt::format("nonoverlapping ({}, then {})", reduce,
+                         part(v.bcast_part, v.bcast_part_chains, "bcast", v.bcast_part_segmented));
     }
     default: return algorithm_name(a);
   }
@@ -520,8 +521,10 @@ std::vector<Round> tree_rounds(const Layout& l, Collective c, Algorithm a, bool 
       Variant part = v;
       part.reduce_chains = v.reduce_part_chains;
       part.bcast_chains = v.bcast_part_chains;
+      part.segmented = v.reduce_part_segmented;
       prefix = collective_rounds(l, Collective::Reduce, v.reduce_part, keep, 1, {}, part);
       if (c == Collective::Allreduce) {
+        part.segmented = v.bcast_part_segmented;
         auto down = collective_rounds(l, Collective::Bcast, v.bcast_part, keep, 1, {}, part);
         prefix.insert(prefix.end(), std::make_move_iterator(down.begin()), std::make_move_iterator(down.end()));
       } else {

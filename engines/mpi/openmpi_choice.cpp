@@ -312,10 +312,24 @@ Pick pick(const Context& x, Collective c, const Decision& d) {
       if (!sub.unmodelled.empty()) out.rule = sub.rule;
     }
     if (out.unmodelled.empty() && sub.segment > 0) {
-      out.unmodelled = fmt::format("its {} runs in segments of {:g} B (seg_size), which gpmc does not model inside "
-                                   "the composition",
-                                   collective_name(pc), sub.segment);
-      out.rule = sub.rule;
+      // A non-overlapping composition's reduce or bcast in segments (ompi_coll_base_{reduce,bcast}_generic or the
+      // pipeline) takes the operation's one segment size; another part in segments of another size, and the parts of
+      // the other compositions, are not modelled.
+      const bool nonoverlapping = c == Collective::Allreduce || c == Collective::ReduceScatter;
+      if (!nonoverlapping || (out.segment > 0 && (out.segment != sub.segment || out.segment_floor != sub.segment_floor))) {
+        out.unmodelled = nonoverlapping ? fmt::format("its {} runs in segments of {:g} B and its other part in "
+                                                      "segments of {:g} B, which gpmc's composition does not hold (one "
+                                                      "segment size for both)",
+                                                      collective_name(pc), sub.segment, out.segment)
+                                        : fmt::format("its {} runs in segments of {:g} B (seg_size), which gpmc does "
+                                                      "not model inside the composition",
+                                                      collective_name(pc), sub.segment);
+        out.rule = sub.rule;
+      } else {
+        out.segment = sub.segment;
+        out.segment_floor = sub.segment_floor;
+        (pc == Collective::Reduce ? out.parts.reduce_part_segmented : out.parts.bcast_part_segmented) = sub.segmented;
+      }
     }
     if (sub.radix > 0) out.radix = sub.radix;  // a k-nomial reduce's radix
     if (sub.bruck_radix > 0) out.bruck_radix = sub.bruck_radix;

@@ -159,6 +159,8 @@ struct Variant {
   double first_segment = 0;
   Algorithm reduce_part = Algorithm::BinomialTree, bcast_part = Algorithm::BinomialTree;
   int64_t reduce_part_chains = 1, bcast_part_chains = 1;
+  // A non-overlapping composition's reduce or bcast over its tree or chains in segments (the operation's segment).
+  bool reduce_part_segmented = false, bcast_part_segmented = false;
   // An allgather's `linear` (a gather to rank 0, then a bcast of the whole, Open MPI's basic linear) and an
   // allreduce's `allgather_reduce`: the gather's and the allgather's algorithms (bcast_part for the bcast).
   Algorithm gather_part = Algorithm::BinomialTree, allgather_part = Algorithm::Ring;

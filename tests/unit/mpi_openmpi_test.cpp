@@ -212,12 +212,19 @@ TEST_CASE("mpi openmpi: a rule's seg_size segments the pipeline, chains and tree
   CHECK(small.algorithm == Algorithm::Chain);
   CHECK(small.variant.bcast_chains == 1);
   CHECK(small.variant.segmented);
-  // A composition whose reduce runs in segments is not modelled.
+  // A non-overlapping composition whose reduce and bcast run in segments of two sizes (4096 and 8192 B) is not
+  // modelled (one segment size for the operation); with the bcast whole (512 B: a chain of one), the reduce's
+  // pipeline takes the operation's segment.
   auto composed = openmpi_choice(kOpenmpi, Collective::Allreduce, l, 65536, &*rules);
   CHECK(composed.algorithm == Algorithm::NonOverlapping);
-  CHECK(composed.unmodelled.find("runs in segments of 4096 B") != std::string::npos);
-  CHECK(composed.segment == 0);
-  CHECK(!composed.variant.segmented);
+  CHECK(composed.unmodelled.find("one segment size for both") != std::string::npos);
+  auto small_composed = openmpi_choice(kOpenmpi, Collective::Allreduce, l, 512, &*rules);
+  CHECK(small_composed.algorithm == Algorithm::NonOverlapping);
+  CHECK(small_composed.unmodelled.empty());
+  CHECK(small_composed.segment == 4096);
+  CHECK(small_composed.variant.reduce_part == Algorithm::Pipeline);
+  CHECK(small_composed.variant.bcast_part == Algorithm::Chain);
+  CHECK(!small_composed.variant.segmented);
   // The segmented ring all-reduce: the ring with the rule's seg_size (the lowering counts its phases).
   auto ring = openmpi_choice(kOpenmpi, Collective::Allreduce, make_layout(32, 4, 4, Mapping{}), 1 << 22, &*rules);
   CHECK(ring.algorithm == Algorithm::Ring);
