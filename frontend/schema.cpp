@@ -41,7 +41,7 @@ std::vector<AttrSpec> library_schema() {
       {"net_efficiency", kCount, "the library's rating of a network link over its bandwidth"},
       {"channel_bw", kRate, "bandwidth of one channel (how many channels the per-channel caps count)"},
       {"nvls_efficiency", kCount, "NVLS bandwidth efficiency (0: no NVLS on this GPU generation)"},
-      {"nvls_channels", kCount, "channels of the NVLS algorithms"},
+      {"nvls_max_arity", kCount, "the most channels (head GPUs) of an NVLS graph"},
       {"ring_plateau", kCount, "latency factor of a multi-node ring all-reduce with the Simple protocol"},
       {"net_overhead", kTime, "software cost of each step of an inter-node ring"}};
   for (const auto& n : names) v.push_back({n.c_str(), kTime, "latency of the algorithm, protocol and link class"});

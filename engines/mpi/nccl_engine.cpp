@@ -39,7 +39,7 @@ const char* nccl_proto_name(NcclProto p) {
 const std::vector<std::string>& nccl_library_attributes() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> v = {"launch_overhead", "launch_per_gpu", "nvlink_efficiency", "pcie_efficiency", "net_efficiency",
-                                  "channel_bw",      "nvls_efficiency",   "nvls_channels",   "ring_plateau",
+                                  "channel_bw",      "nvls_efficiency",   "nvls_max_arity",   "ring_plateau",
                                   "net_overhead"};
     const char* algos[] = {"ring", "tree"};
     const char* protos[] = {"ll", "ll128", "simple"};
@@ -208,9 +208,13 @@ std::vector<NcclEngine::Candidate> NcclEngine::candidates(std::span<const double
       else bw = b.intra;
       double bus = bw;
       if (a == NcclAlgo::Nvls || a == NcclAlgo::NvlsTree) {
-        const double nch = k[nccl_in::kNvlsChannels];
+        // The NVLS graph (search.cc): one channel per GPU of the node pulling from the switch (its head), at most
+        // NCCL_MAX_NVLS_ARITY; each channel moves its bandwidth between the switch and every GPU, twice for its
+        // head, so a GPU's link carries (channels + 1) times a channel's bandwidth each way. The channels the
+        // kernels run on at run time (nvls.cc's nvlsChannels) are not the graph's and do not enter the tuner.
+        const double nch = std::min(k[nccl_in::kNvlsMaxArity], std::floor(ppn));
         if (nch < 2) continue;  // NVLS needs two channels
-        double intra = bw / nch * k[nccl_in::kNvlsEfficiency] * (nch - 1) / nch;
+        double intra = bw / (nch + 1) * k[nccl_in::kNvlsEfficiency] * (nch - 1) / nch;
         intra *= c == Collective::Allreduce ? 2.0 : (ppn - 1) / ppn;  // an all-reduce pipelines two operations
         double per_channel = intra;
         if (a == NcclAlgo::NvlsTree) {

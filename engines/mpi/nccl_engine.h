@@ -31,7 +31,7 @@ enum : int {
   kEfficiency,       // nvlink_efficiency, pcie_efficiency, net_efficiency: the library's rating of a link / its bw
   kChannelBw = kEfficiency + 3,  // channel_bw: bandwidth of one channel (sets the channel count of the caps)
   kNvlsEfficiency,   // nvls_efficiency
-  kNvlsChannels,     // nvls_channels
+  kNvlsMaxArity,     // nvls_max_arity: the most channels (head GPUs) of an NVLS graph
   kRingPlateau,      // ring_plateau: multi-node ring Simple all-reduce latency factor
   kNetOverhead,      // net_overhead: per-step software cost of an inter-node ring
   kBase,             // [algo ring/tree][proto] base latencies: 6

@@ -106,11 +106,12 @@ TEST_CASE("nccl: a named algorithm and protocol are kept, and the link bandwidth
 TEST_CASE("nccl: DGX H100 all-reduce on one node considers NVLS (NVSwitch 3) and prices it by hand") {
   auto d = detail_of("dgx_h100.gpm", "app a { mpi allreduce { ranks = 8; bytes = 1 GiB } }");
   const double n = 1024.0 * 1024 * 1024, p = 8;
-  // 18 NVLink 4 links of 25 GB/s rated at 20.6 GB/s: 370.8 GB/s; NVLS: 16 channels, efficiency 0.85,
-  // bus = 16 x (370.8 / 16 x 0.85 x 15 / 16 x 2); latency 25 us; algorithm bandwidth = bus x p / (2 (p - 1)).
+  // 18 NVLink 4 links of 25 GB/s rated at 20.6 GB/s: 370.8 GB/s; the NVLS graph: a channel per GPU (8), each
+  // GPU's link carrying 9 channels' bandwidth (twice for the channel it heads), efficiency 0.85,
+  // bus = 8 x (370.8 / 9 x 0.85 x 7 / 8 x 2); latency 25 us; algorithm bandwidth = bus x p / (2 (p - 1)).
   const double intra = 18 * 20.6e9;
   CHECK(near(d["ring_bus_bw"].get<double>(), intra));
-  double bus = 16 * (intra / 16 * 0.85 * 15 / 16 * 2);
+  double bus = 8 * (intra / 9 * 0.85 * 7 / 8 * 2);
   CHECK(near(candidate(d, "nvls", "Simple"), 25e-6 + n / (bus * p / (2 * (p - 1)))));
   CHECK(d["algorithm"] == "nvls");
 }
@@ -152,4 +153,19 @@ TEST_CASE("nccl: two DGX H100 nodes whose network reduces (SHARP) consider CollN
   auto plain = detail_of("dgx_h100_cluster.gpm", app);
   CHECK(std::isnan(candidate(plain, "collnet_direct", "Simple")));
   CHECK(std::isnan(candidate(plain, "collnet_chain", "Simple")));
+}
+
+TEST_CASE("nccl: two DGX H100 nodes price the NVLS tree by hand, its channels one per GPU of a node") {
+  auto d = detail_of("dgx_h100_cluster.gpm", "app a { mpi allreduce { ranks = 16; bytes = 1 GiB } }",
+                     {{"nodes_in_cluster", "2"}});
+  const double n = 1024.0 * 1024 * 1024, p = 16;
+  // Per channel (8 channels, one per GPU): the intra-node share 370.8 / 9 x 0.85 x 7 / 8 x 2 = 61.3 GB/s, the
+  // network's 8 x 50 GB/s / 8 x 2 (two nodes) = 100 GB/s, and the library's cap for two nodes, 57.7 GB/s: the cap.
+  // Latency 25 us + 2 log2(2) x 20.9 us; algorithm bandwidth = bus x p / (2 (p - 1)).
+  const double bus = 8 * 57.7e9;
+  CHECK(near(candidate(d, "nvls_tree", "Simple"), (25 + 2 * 20.9) * 1e-6 + n / (bus * p / (2 * (p - 1)))));
+  // Four ranks of one node: an NVLS graph of four channels, each GPU's link carrying five channels' bandwidth.
+  auto four = detail_of("dgx_h100.gpm", "app a { mpi allreduce { ranks = 4; bytes = 1 GiB } }");
+  const double bus4 = 4 * (18 * 20.6e9 / 5 * 0.85 * 3 / 4 * 2);
+  CHECK(near(candidate(four, "nvls", "Simple"), 25e-6 + n / (bus4 * 4 / 6)));
 }
