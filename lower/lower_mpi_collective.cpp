@@ -5,6 +5,7 @@
 
 #include "engines/mpi/library_choice.h"
 #include "engines/mpi/mpi_engine.h"
+#include "engines/mpi/nccl_engine.h"
 #include "lower/lower.h"
 #include "lower/lower_mpi.h"
 
@@ -141,7 +142,7 @@ bool Lowerer::lower_collective(const Stmt& s, const MpiMachineInfo& info, const 
   if (const Attr* a = find_attr(s.attrs, "channels")) {
     // NCCL runs at most MAXCHANNELS = 64 channels (src/include/device.h); the fabric model's rings, 1,024.
     const bool nccl = choice.model == mpi::CommModel::Nccl;
-    auto channels = mpi_count(s, "channels", 1, nccl ? 64 : 1024, 1);
+    auto channels = mpi_count(s, "channels", 1, nccl ? mpi::kNcclMaxChannels : 1024, 1);
     if (!channels) {
       if (nccl) diags_.note(a->value->range, "NCCL runs at most 64 channels (MAXCHANNELS in its src/include/device.h)");
       return false;

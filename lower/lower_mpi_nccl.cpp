@@ -50,6 +50,97 @@ std::vector<mpi::LinkClass> link_classes(const ir::Topology& t) {
   return out;
 }
 
+// NCCL's rings over GPUs joined by direct links (no NVSwitch: a DGX-1's hybrid cube mesh, four GH200 or A100 in a
+// full mesh): its topology search follows the links, several rings (channels) at once, so that together they use
+// every link of a GPU (src/graph/search.cc). Here: the directed Hamiltonian cycles over the direct GPU-to-GPU links
+// of `gpus` (those that start at the first GPU, in the order of a depth-first search; at most kMaxCycles), taken
+// greedily, each time the one whose busiest link is least used so far (then the least used in all, then the
+// first), until every link that some cycle uses carries as many as every other (at most `max` rings), or exactly
+// `want` rings when the operation names its channels. Empty when some pair of consecutive GPUs has no direct link
+// on every cycle (no Hamiltonian cycle: the rank order then stands) or with fewer than two GPUs.
+std::vector<std::vector<int>> direct_link_rings(const ir::Topology& t, const std::vector<int>& gpus, int64_t want,
+                                                int64_t max) {
+  const size_t n = gpus.size();
+  std::vector<std::vector<std::vector<int>>> edges;
+  if (n < 2 || n > 64) return {};
+  std::vector<std::vector<char>> direct(n, std::vector<char>(n, 0));
+  for (const auto& l : t.links)
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < n; ++j)
+        if (i != j && ((l.a == gpus[i] && l.b == gpus[j]) || (l.bidirectional && l.a == gpus[j] && l.b == gpus[i])))
+          direct[i][j] = 1;
+  constexpr size_t kMaxCycles = 20000;
+  std::vector<std::vector<int>> cycles;
+  std::vector<int> path{0};
+  std::vector<char> used(n, 0);
+  used[0] = 1;
+  auto dfs = [&](auto&& self) -> void {
+    if (cycles.size() >= kMaxCycles) return;
+    int last = path.back();
+    if (path.size() == n) {
+      if (direct[size_t(last)][0]) cycles.push_back(path);
+      return;
+    }
+    for (size_t j = 1; j < n; ++j)
+      if (!used[j] && direct[size_t(last)][j]) {
+        used[j] = 1;
+        path.push_back(int(j));
+        self(self);
+        path.pop_back();
+        used[j] = 0;
+      }
+  };
+  dfs(dfs);
+  if (cycles.empty()) return {};
+  std::vector<std::vector<int64_t>> load(n, std::vector<int64_t>(n, 0));
+  std::vector<std::vector<char>> on_cycle(n, std::vector<char>(n, 0));
+  for (const auto& c : cycles)
+    for (size_t i = 0; i < n; ++i) on_cycle[size_t(c[i])][size_t(c[(i + 1) % n])] = 1;
+  std::vector<std::vector<int>> chosen;
+  const int64_t limit = want > 0 ? want : max;
+  while (int64_t(chosen.size()) < limit) {
+    size_t best = 0;
+    int64_t best_max = -1, best_sum = 0;
+    for (size_t k = 0; k < cycles.size(); ++k) {
+      int64_t mx = 0, sum = 0;
+      for (size_t i = 0; i < n; ++i) {
+        int64_t v = load[size_t(cycles[k][i])][size_t(cycles[k][(i + 1) % n])];
+        mx = std::max(mx, v);
+        sum += v;
+      }
+      if (best_max < 0 || mx < best_max || (mx == best_max && sum < best_sum)) {
+        best = k;
+        best_max = mx;
+        best_sum = sum;
+      }
+    }
+    chosen.push_back(cycles[best]);
+    for (size_t i = 0; i < n; ++i) ++load[size_t(cycles[best][i])][size_t(cycles[best][(i + 1) % n])];
+    if (want > 0) continue;
+    int64_t lo = INT64_MAX, hi = 0;
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < n; ++j)
+        if (on_cycle[i][j]) {
+          lo = std::min(lo, load[i][j]);
+          hi = std::max(hi, load[i][j]);
+        }
+    if (lo == hi) break;
+  }
+  return chosen;
+}
+
+// One round of the rings above: each ring's GPUs send to their successors, every message 1 / rings of a rank's
+// data (ranks are the positions in `gpus`, offset by `first`).
+mpi::Round ring_round_of(const std::vector<std::vector<int>>& rings, int32_t first) {
+  mpi::Round r;
+  r.what = "rings over direct links";
+  for (const auto& c : rings)
+    for (size_t i = 0; i < c.size(); ++i)
+      r.messages.emplace_back(first + int32_t(c[i]), first + int32_t(c[(i + 1) % c.size()]));
+  r.size_factor = 1.0 / double(rings.size());
+  return r;
+}
+
 }  // namespace
 
 bool Lowerer::lower_nccl_choice(const Stmt& s, mpi::CommModel model, const Attr* algorithm, const std::string& word,
@@ -264,7 +355,19 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
   // The ring: one step of the all-gather ring, every rank sending to its successor on each channel (one channel
   // per rank of a node when the ring leaves the node, so the channels spread over the node's NICs as NCCL's do).
   int64_t channels = request.channels > 1 ? request.channels : layout.nodes > 1 ? ppn : 1;
-  {
+  // A node's GPUs joined by direct links: NCCL's rings follow them (direct_link_rings), on one node for the ring
+  // and, with more nodes, for the node's own ring.
+  std::vector<std::vector<int>> node_rings;
+  const int64_t first_node_ranks = std::min<int64_t>(ppn, layout.ranks);
+  if (first_node_ranks >= 2) {
+    std::vector<int> node_gpus(placement.gpu.begin(), placement.gpu.begin() + first_node_ranks);
+    node_rings = direct_link_rings(m_.topology, node_gpus, layout.nodes == 1 && request.channels > 1 ? channels : 0,
+                                   mpi::kNcclMaxChannels);
+  }
+  if (layout.nodes == 1 && !node_rings.empty()) {
+    if (!probe({ring_round_of(node_rings, 0)}, placement, layout, 1, setup.ring, no_size, "ring probe"))
+      return std::nullopt;
+  } else {
     auto rounds = mpi::collective_rounds(layout, mpi::Collective::Allgather, mpi::Algorithm::Ring, true, channels);
     rounds.resize(1);
     rounds[0].repeat = 1;
@@ -277,10 +380,15 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
     mpi::Layout one = mpi::make_layout(ppn, ppn, ppn, mpi::Mapping{});
     mpi::FabricPlacement where;
     where.gpu.assign(placement.gpu.begin(), placement.gpu.begin() + ppn);
-    auto rounds = mpi::collective_rounds(one, mpi::Collective::Allgather, mpi::Algorithm::Ring, true, 1);
-    rounds.resize(1);
-    rounds[0].repeat = 1;
-    rounds[0].size_factor = 1;
+    std::vector<mpi::Round> rounds;
+    if (!node_rings.empty()) {
+      rounds.push_back(ring_round_of(node_rings, 0));
+    } else {
+      rounds = mpi::collective_rounds(one, mpi::Collective::Allgather, mpi::Algorithm::Ring, true, 1);
+      rounds.resize(1);
+      rounds[0].repeat = 1;
+      rounds[0].size_factor = 1;
+    }
     if (!probe(rounds, where, one, 1, setup.intra_probe, no_size, "intra-node probe")) return std::nullopt;
   }
   if (layout.nodes > 1) {

@@ -24,6 +24,9 @@ enum class LinkClass : uint8_t { NvLink = 0, Pcie = 1, Net = 2 };
 
 // The library's constants, in the order of the engine's inputs (after `bytes`); each is an attribute of a
 // `library` type (frontend/schema.cpp names them, stdlib/nccl.gpm gives them with their sources).
+// NCCL runs at most MAXCHANNELS = 64 channels (src/include/device.h).
+constexpr int64_t kNcclMaxChannels = 64;
+
 namespace nccl_in {
 enum : int {
   kLaunch = 0,       // launch_overhead: host time of one operation on one GPU, added to every operation

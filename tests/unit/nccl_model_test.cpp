@@ -35,11 +35,18 @@ nlohmann::json detail_of(const std::string& machine, const std::string& app_text
   std::ofstream(path) << app_text;
   driver::Session s{driver::Options{{}, GPM_SOURCE_DIR "/stdlib"}};
   settings.push_back({"comm_model", "nccl"});
-  auto compiled = s.compile(kRoot + "/machines/" + machine, path, settings);
+  // `machine` is a file of machines/, or the text of a machine (written beside the app).
+  std::string machine_path = kRoot + "/machines/" + machine;
+  if (machine.find('{') != std::string::npos) {
+    machine_path = "m_" + path;
+    std::ofstream(machine_path) << machine;
+  }
+  auto compiled = s.compile(machine_path, path, settings);
   REQUIRE(compiled);
   backend::Evaluation e;
   REQUIRE(s.evaluate(*compiled, e));
   std::remove(path.c_str());
+  if (machine_path != kRoot + "/machines/" + machine) std::remove(machine_path.c_str());
   auto doc = nlohmann::json::parse(backend::json_report(e));
   return doc["phases"][0]["operations"][0]["detail"];
 }
@@ -168,4 +175,32 @@ TEST_CASE("nccl: two DGX H100 nodes price the NVLS tree by hand, its channels on
   auto four = detail_of("dgx_h100.gpm", "app a { mpi allreduce { ranks = 4; bytes = 1 GiB } }");
   const double bus4 = 4 * (18 * 20.6e9 / 5 * 0.85 * 3 / 4 * 2);
   CHECK(near(candidate(four, "nvls", "Simple"), 25e-6 + n / (bus4 * 4 / 6)));
+}
+
+TEST_CASE("nccl: on GPUs joined by direct links the rings follow the links, several at once, as NCCL's search does") {
+  // Four GPUs in a full mesh of NVLink 4 (6 links of 25 GB/s per pair, rated 20.6 GB/s each: 123.6 GB/s), no
+  // switch. NCCL's rings use every link: the six directed rings over the mesh, each directed link on two of them,
+  // give a GPU its three links' 370.8 GB/s. Rank order alone (0 1 2 3) would use one link of each GPU: 123.6 GB/s.
+  const std::string mesh = R"(
+machine mesh4 {
+  mpi { model = fabric; library = nccl_hopper }
+  node {
+    cpu c
+    gpu g[4] : G
+    link c <-> g[*] { bw = 64 GB/s }
+    link g[0] <-> g[1], g[0] <-> g[2], g[0] <-> g[3], g[1] <-> g[2], g[1] <-> g[3], g[2] <-> g[3] : NV { bw = 150 GB/s }
+  }
+}
+type NV : link {}
+type G : gpu { peak_fp64 = 1 Tflop/s; mem_bw = 1 TB/s; mem_size = 80 GB }
+)";
+  auto d = detail_of(mesh, "app a { mpi allreduce { ranks = 4; bytes = 1 GiB } }");
+  CHECK(near(d["ring_bus_bw"].get<double>(), 3 * 6 * 20.6e9));
+  // Named channels: exactly that many rings, the first two of them disjoint (a ring and its reverse): two links of
+  // each GPU, 247.2 GB/s.
+  auto two = detail_of(mesh, "app a { mpi allreduce { ranks = 4; bytes = 1 GiB; channels = 2 } }");
+  CHECK(near(two["ring_bus_bw"].get<double>(), 2 * 6 * 20.6e9));
+  // Three ranks of the four: the rings over their own links, two of each GPU's.
+  auto three = detail_of(mesh, "app a { mpi allreduce { ranks = 3; bytes = 1 GiB } }");
+  CHECK(near(three["ring_bus_bw"].get<double>(), 2 * 6 * 20.6e9));
 }
