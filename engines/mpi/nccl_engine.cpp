@@ -204,7 +204,12 @@ std::vector<NcclEngine::Candidate> NcclEngine::candidates(std::span<const double
       }
       double bw;  // the graph's bandwidth: channels x bandwidth of a channel
       if (a == NcclAlgo::Ring) bw = b.ring;
-      else if (a == NcclAlgo::Tree) bw = n_nodes == 1 ? b.intra : std::min(b.intra, b.inter);
+      // A tree over two nodes runs at its graph's intra-node bandwidth (tuning.cc: bwIntra for nNodes <= 2), which
+      // the search raises while it is under twice the inter-node one (search.cc): each node sends its reduced data
+      // across once and receives the other's, so the tree's bus bandwidth may exceed the network's. Over more
+      // nodes, the inter-node bandwidth (bwInter).
+      else if (a == NcclAlgo::Tree)
+        bw = n_nodes == 1 ? b.intra : n_nodes == 2 ? std::min(b.intra, 2 * b.inter) : std::min(b.intra, b.inter);
       else bw = b.intra;
       double bus = bw;
       if (a == NcclAlgo::Nvls || a == NcclAlgo::NvlsTree) {

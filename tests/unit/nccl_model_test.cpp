@@ -204,3 +204,26 @@ type G : gpu { peak_fp64 = 1 Tflop/s; mem_bw = 1 TB/s; mem_size = 80 GB }
   auto three = detail_of(mesh, "app a { mpi allreduce { ranks = 3; bytes = 1 GiB } }");
   CHECK(near(three["ring_bus_bw"].get<double>(), 2 * 6 * 20.6e9));
 }
+
+TEST_CASE("nccl: a tree over two nodes runs at its intra-node bandwidth up to twice the network's, over more the least") {
+  const std::string app = "app a { mpi allreduce { ranks = 16; bytes = 1 GiB; algorithm = tree; protocol = simple } }";
+  const double n = 1024.0 * 1024 * 1024;
+  // NCCL's Hopper caps per channel: 41.4 GB/s (two nodes), 36.0 GB/s (more); channels: the ring over 30 GB/s.
+  auto tree_bus = [&](const nlohmann::json& d, double inter_factor, double per_channel) {
+    const double intra = d["intra_bus_bw"].get<double>(), inter = d["inter_bus_bw"].get<double>();
+    const double channels = std::floor(d["ring_bus_bw"].get<double>() / 30e9);
+    return std::min(std::min(intra, inter_factor * inter) * 0.92, channels * per_channel);
+  };
+  // Two DGX H100 nodes on 200 Gb/s NICs: the node-to-node rate (8 x 25 GB/s) is under the NVLink's 370.8 GB/s, and
+  // twice it is not; tuning.cc's tree over two nodes takes the intra-node graph, which the search holds under twice
+  // the inter-node one. Latency 92.4 us (8.4 us base, 2 x (7 x 4 us NVLink + 14 us network)); half the bus bandwidth.
+  auto two = detail_of("dgx_h100_cluster.gpm", app, {{"nodes_in_cluster", "2"}, {"net_bw", "200Gb/s"}});
+  CHECK(two["inter_bus_bw"].get<double>() < two["intra_bus_bw"].get<double>());
+  CHECK(near(candidate(two, "tree", "Simple"), 92.4e-6 + n / (tree_bus(two, 2, 41.4e9) / 2)));
+  CHECK(tree_bus(two, 2, 41.4e9) > two["inter_bus_bw"].get<double>());
+  // Four nodes: the inter-node bandwidth bounds the tree; latency 8.4 us + 2 x (7 x 4 us + 2 x 14 us).
+  auto four = detail_of("dgx_h100_cluster.gpm",
+                        "app a { mpi allreduce { ranks = 32; bytes = 1 GiB; algorithm = tree; protocol = simple } }",
+                        {{"nodes_in_cluster", "4"}, {"net_bw", "200Gb/s"}});
+  CHECK(near(candidate(four, "tree", "Simple"), 120.4e-6 + n / (tree_bus(four, 1, 36.0e9) / 2)));
+}
