@@ -54,6 +54,8 @@ std::vector<AttrSpec> library_schema() {
   }();
   for (const auto& n : collnet) v.push_back({n.c_str(), kTime, "latency of CollNet (Simple) on the link class"});
   v.push_back({"collnet_direct_efficiency", kCount, "CollNet Direct's bandwidth factor"});
+  v.push_back({"dup_min_bw", kRate, "a channel across nodes at or under this rate is not duplicated"});
+  v.push_back({"dup_min_bw_over_4", kRate, "nor, with more than four channels, one at or under this rate"});
   return v;
 }
 

@@ -277,7 +277,7 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
       }
     break;
   }
-  if (setup.collnet) {
+  if (layout.nodes > 1) {  // the first rank's node's NICs: CollNet Direct's heads, and the channels across nodes
     const std::string& gpu_path = m_.topology.components[size_t(placement.gpu[0])].path;
     const std::string node = gpu_path.starts_with("node[") ? gpu_path.substr(0, gpu_path.find(']') + 2) : "";
     for (const auto& comp : m_.topology.components)

@@ -55,6 +55,8 @@ const std::vector<std::string>& nccl_library_attributes() {
     for (const char* a : {"collnet_direct", "collnet_chain"})
       for (const char* c : {"nvlink", "pcie", "net"}) v.push_back(fmt::format("{}_{}", a, c));
     v.push_back("collnet_direct_efficiency");
+    v.push_back("dup_min_bw");
+    v.push_back("dup_min_bw_over_4");
     return v;
   }();
   return names;
@@ -178,8 +180,17 @@ std::vector<NcclEngine::Candidate> NcclEngine::candidates(std::span<const double
                                                                                          : p;
   const int index2 = n_nodes == 1 ? 0 : n_nodes == 2 ? 1 : 2;
   const double channel_bw = k[nccl_in::kChannelBw];
-  // The channel count the per-channel caps use: the ring's bandwidth in channels of channel_bw.
-  const double channels = std::max(1.0, std::floor(b.ring / channel_bw + 1e-9));
+  // The channel count the per-channel caps use: on one node the ring's bandwidth in channels of channel_bw. Across
+  // nodes NCCL's search gives a channel to each NIC at the NIC's speed and duplicates them (ncclTopoDupChannels)
+  // only above dup_min_bw a channel, and with more than four channels only above dup_min_bw_over_4 (from compute
+  // capability 9.0). NCCL compares its search's speed, rounded down to its list (no 25 or 50 GB/s in it: a
+  // 200 Gb/s NIC runs at 24, a 400 Gb/s one at 48): here the NIC's own rate, compared strictly.
+  double channels = std::max(1.0, std::floor(b.ring / channel_bw + 1e-9));
+  if (n_nodes > 1 && s_.nics_per_node > 0) {
+    const double nics = double(s_.nics_per_node), per_nic = b.ring / nics;
+    const bool dup = per_nic > k[nccl_in::kDupMinBw] && !(nics > 4 && per_nic <= k[nccl_in::kDupMinBwOver4]);
+    channels = nics * (dup ? 2 : 1);
+  }
   auto hw = [&](LinkClass cls, NcclAlgo a, NcclProto pr) {
     return k[nccl_in::kHwLat + int(cls) * 6 + int(a) * 3 + int(pr)];
   };

@@ -47,7 +47,9 @@ enum : int {
   kNvlsTreeChBw = kTreeChBw + 3,
   kCollnetLat = kNvlsTreeChBw + 3,  // CollNet Direct on nvlink, pcie, net, then CollNet Chain likewise (Simple): 6
   kCollnetDirectEfficiency = kCollnetLat + 6,  // collnet_direct_efficiency: CollNet Direct's bandwidth factor
-  kCount = kCollnetDirectEfficiency + 1,
+  kDupMinBw = kCollnetDirectEfficiency + 1,  // dup_min_bw: channels at or under this rate are not duplicated
+  kDupMinBwOver4,    // dup_min_bw_over_4: nor, when there are more than four, at or under this one
+  kCount = kDupMinBwOver4 + 1,
   kGpusPerThread = kCount  // after the constants: the operation's gpus_per_thread (1 unless it names one)
 };
 }  // namespace nccl_in
@@ -73,7 +75,7 @@ class NcclEngine : public ir::Engine {
     bool nvls = false;                    // the GPUs share a switch that reduces in the network (NVLink SHARP)
     bool nvswitch = false;                // the GPUs of a node talk over NVLink through a switch (an NVSwitch)
     bool collnet = false;                 // the nodes' network reduces (InfiniBand SHARP: a switch with `sharp`)
-    int64_t nics_per_node = 0;            // NICs of a node (CollNet Direct's heads)
+    int64_t nics_per_node = 0;            // NICs of the first rank's node (CollNet Direct's heads; channels)
     int forced_algo = -1, forced_proto = -1;
     // The operation is one of a loop of the same operation issued back to back: the host's launch of the next
     // overlaps this one's run, so an operation takes the longer of the two instead of their sum.

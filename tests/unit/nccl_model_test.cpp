@@ -208,11 +208,12 @@ type G : gpu { peak_fp64 = 1 Tflop/s; mem_bw = 1 TB/s; mem_size = 80 GB }
 TEST_CASE("nccl: a tree over two nodes runs at its intra-node bandwidth up to twice the network's, over more the least") {
   const std::string app = "app a { mpi allreduce { ranks = 16; bytes = 1 GiB; algorithm = tree; protocol = simple } }";
   const double n = 1024.0 * 1024 * 1024;
-  // NCCL's Hopper caps per channel: 41.4 GB/s (two nodes), 36.0 GB/s (more); channels: the ring over 30 GB/s.
+  // NCCL's Hopper caps per channel: 41.4 GB/s (two nodes), 36.0 GB/s (more); channels across nodes: one per NIC
+  // (eight), not duplicated at 25 GB/s a NIC (ncclTopoDupChannels: only above 25 GB/s).
   auto tree_bus = [&](const nlohmann::json& d, double inter_factor, double per_channel) {
     const double intra = d["intra_bus_bw"].get<double>(), inter = d["inter_bus_bw"].get<double>();
-    const double channels = std::floor(d["ring_bus_bw"].get<double>() / 30e9);
-    return std::min(std::min(intra, inter_factor * inter) * 0.92, channels * per_channel);
+    CHECK(d["ring_bus_bw"].get<double>() / 8 <= 25e9);
+    return std::min(std::min(intra, inter_factor * inter) * 0.92, 8 * per_channel);
   };
   // Two DGX H100 nodes on 200 Gb/s NICs: the node-to-node rate (8 x 25 GB/s) is under the NVLink's 370.8 GB/s, and
   // twice it is not; tuning.cc's tree over two nodes takes the intra-node graph, which the search holds under twice
@@ -226,4 +227,28 @@ TEST_CASE("nccl: a tree over two nodes runs at its intra-node bandwidth up to tw
                         "app a { mpi allreduce { ranks = 32; bytes = 1 GiB; algorithm = tree; protocol = simple } }",
                         {{"nodes_in_cluster", "4"}, {"net_bw", "200Gb/s"}});
   CHECK(near(candidate(four, "tree", "Simple"), 120.4e-6 + n / (tree_bus(four, 1, 36.0e9) / 2)));
+}
+
+TEST_CASE("nccl: across nodes a channel per NIC, duplicated only above the library's rates") {
+  // Two quad-GH200 nodes: four 200 Gb/s NICs (25 GB/s: not above dup_min_bw), four channels; the tree's cap
+  // 4 x 41.4 GB/s binds (its bandwidth, the mesh's 370.8 GB/s up to twice the nodes' 100 GB/s, x 0.92, is more).
+  auto gh = detail_of("gh200_quad_cluster.gpm", "app a { mpi allreduce { ranks = 8; bytes = 8 GiB } }");
+  CHECK(near(gh["ring_bus_bw"].get<double>(), 100e9));
+  CHECK(near(candidate(gh, "tree", "Simple"), (8.4 + 2 * (3 * 4.0 + 14.0)) * 1e-6 + 8.0 * (1 << 30) / (4 * 41.4e9 / 2)));
+  CHECK(gh["algorithm"] == "tree");
+  // Two DGX H100 nodes: eight NICs above 25 GB/s but not above 50 (Hopper, more than four): eight channels; the
+  // LL128 ring's cap 8 x 36.7 GB/s binds under 0.92 x the ring's bandwidth.
+  auto dgx = detail_of("dgx_h100_cluster.gpm", "app a { mpi allreduce { ranks = 16; bytes = 1 GiB } }",
+                       {{"nodes_in_cluster", "2"}});
+  const double ring = dgx["ring_bus_bw"].get<double>();
+  CHECK(ring / 8 > 25e9);
+  CHECK(ring / 8 <= 50e9);
+  CHECK(0.92 * ring > 8 * 36.7e9);
+  bool seen = false;
+  for (const auto& c : dgx["candidates"])
+    if (c["algorithm"] == "ring" && c["protocol"] == "LL128") {
+      CHECK(near(c["bus_bw"].get<double>(), 8 * 36.7e9));
+      seen = true;
+    }
+  CHECK(seen);
 }
