@@ -52,16 +52,16 @@ std::vector<mpi::LinkClass> link_classes(const ir::Topology& t) {
 
 // NCCL's rings over GPUs joined by direct links (no NVSwitch: a DGX-1's hybrid cube mesh, four GH200 or A100 in a
 // full mesh): its topology search follows the links, several rings (channels) at once, so that together they use
-// every link of a GPU (src/graph/search.cc). Here: the directed Hamiltonian cycles over the direct GPU-to-GPU links
-// of `gpus` (those that start at the first GPU, in the order of a depth-first search; at most kMaxCycles), taken
-// greedily, each time the one whose busiest link is least used so far (then the least used in all, then the
-// first), until every link that some cycle uses carries as many as every other (at most `max` rings), or exactly
-// `want` rings when the operation names its channels. Empty when some pair of consecutive GPUs has no direct link
-// on every cycle (no Hamiltonian cycle: the rank order then stands) or with fewer than two GPUs.
+// every link of a GPU (src/graph/search.cc). Here: directed Hamiltonian cycles over the direct GPU-to-GPU links of
+// `gpus`, one at a time, each the first that a depth-first search from the first GPU finds among those whose
+// busiest link carries the fewest rings so far (at each GPU the least used link first, then the lowest index), until
+// every direct link carries as many rings as every other (at most `max` rings), or exactly `want` rings when the
+// operation names its channels. Each search is bounded (kMaxSteps extensions of a path); a bound that admits no
+// cycle within it ends the rings. Empty with fewer than two GPUs or when no first cycle is found (no Hamiltonian
+// cycle over direct links: the rank order then stands).
 std::vector<std::vector<int>> direct_link_rings(const ir::Topology& t, const std::vector<int>& gpus, int64_t want,
                                                 int64_t max) {
   const size_t n = gpus.size();
-  std::vector<std::vector<std::vector<int>>> edges;
   if (n < 2 || n > 64) return {};
   std::vector<std::vector<char>> direct(n, std::vector<char>(n, 0));
   for (const auto& l : t.links)
@@ -69,62 +69,57 @@ std::vector<std::vector<int>> direct_link_rings(const ir::Topology& t, const std
       for (size_t j = 0; j < n; ++j)
         if (i != j && ((l.a == gpus[i] && l.b == gpus[j]) || (l.bidirectional && l.a == gpus[j] && l.b == gpus[i])))
           direct[i][j] = 1;
-  constexpr size_t kMaxCycles = 20000;
-  std::vector<std::vector<int>> cycles;
-  std::vector<int> path{0};
-  std::vector<char> used(n, 0);
-  used[0] = 1;
-  auto dfs = [&](auto&& self) -> void {
-    if (cycles.size() >= kMaxCycles) return;
-    int last = path.back();
-    if (path.size() == n) {
-      if (direct[size_t(last)][0]) cycles.push_back(path);
-      return;
-    }
-    for (size_t j = 1; j < n; ++j)
-      if (!used[j] && direct[size_t(last)][j]) {
+  std::vector<std::vector<int64_t>> load(n, std::vector<int64_t>(n, 0));
+  constexpr int64_t kMaxSteps = 200000;
+  // One cycle whose links all carry at most `bound` rings, or empty.
+  auto find = [&](int64_t bound) {
+    std::vector<int> path{0}, found;
+    std::vector<char> used(n, 0);
+    used[0] = 1;
+    int64_t steps = 0;
+    auto dfs = [&](auto&& self) -> bool {
+      if (++steps > kMaxSteps) return false;
+      const size_t last = size_t(path.back());
+      if (path.size() == n) {
+        if (direct[last][0] && load[last][0] <= bound) {
+          found = path;
+          return true;
+        }
+        return false;
+      }
+      std::vector<size_t> next;
+      for (size_t j = 1; j < n; ++j)
+        if (!used[j] && direct[last][j] && load[last][j] <= bound) next.push_back(j);
+      std::stable_sort(next.begin(), next.end(), [&](size_t a, size_t b) { return load[last][a] < load[last][b]; });
+      for (size_t j : next) {
         used[j] = 1;
         path.push_back(int(j));
-        self(self);
+        if (self(self)) return true;
         path.pop_back();
         used[j] = 0;
+        if (steps > kMaxSteps) return false;
       }
+      return false;
+    };
+    dfs(dfs);
+    return found;
   };
-  dfs(dfs);
-  if (cycles.empty()) return {};
-  std::vector<std::vector<int64_t>> load(n, std::vector<int64_t>(n, 0));
-  std::vector<std::vector<char>> on_cycle(n, std::vector<char>(n, 0));
-  for (const auto& c : cycles)
-    for (size_t i = 0; i < n; ++i) on_cycle[size_t(c[i])][size_t(c[(i + 1) % n])] = 1;
   std::vector<std::vector<int>> chosen;
   const int64_t limit = want > 0 ? want : max;
   while (int64_t(chosen.size()) < limit) {
-    size_t best = 0;
-    int64_t best_max = -1, best_sum = 0;
-    for (size_t k = 0; k < cycles.size(); ++k) {
-      int64_t mx = 0, sum = 0;
-      for (size_t i = 0; i < n; ++i) {
-        int64_t v = load[size_t(cycles[k][i])][size_t(cycles[k][(i + 1) % n])];
-        mx = std::max(mx, v);
-        sum += v;
-      }
-      if (best_max < 0 || mx < best_max || (mx == best_max && sum < best_sum)) {
-        best = k;
-        best_max = mx;
-        best_sum = sum;
-      }
-    }
-    chosen.push_back(cycles[best]);
-    for (size_t i = 0; i < n; ++i) ++load[size_t(cycles[best][i])][size_t(cycles[best][(i + 1) % n])];
-    if (want > 0) continue;
     int64_t lo = INT64_MAX, hi = 0;
     for (size_t i = 0; i < n; ++i)
       for (size_t j = 0; j < n; ++j)
-        if (on_cycle[i][j]) {
+        if (direct[i][j]) {
           lo = std::min(lo, load[i][j]);
           hi = std::max(hi, load[i][j]);
         }
-    if (lo == hi) break;
+    if (want <= 0 && !chosen.empty() && lo == hi) break;  // every link carries as many rings
+    std::vector<int> cycle;
+    for (int64_t bound = lo; bound <= hi + 1 && cycle.empty(); ++bound) cycle = find(bound);
+    if (cycle.empty()) break;
+    for (size_t i = 0; i < n; ++i) ++load[size_t(cycle[i])][size_t(cycle[(i + 1) % n])];
+    chosen.push_back(std::move(cycle));
   }
   return chosen;
 }

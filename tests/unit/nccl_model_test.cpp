@@ -13,6 +13,7 @@
 
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "backend/report/report.h"
@@ -251,4 +252,18 @@ TEST_CASE("nccl: across nodes a channel per NIC, duplicated only above the libra
       seen = true;
     }
   CHECK(seen);
+}
+
+TEST_CASE("nccl: eight GPUs in a full mesh of direct links: the rings use all seven links of each GPU") {
+  // The search adds the ring whose busiest link carries the fewest rings so far; eight GPUs in a full mesh have 56
+  // directed links, and seven rings that use each once give each GPU its seven links at once (7 x 123.6 GB/s).
+  std::string links;
+  for (int i = 0; i < 8; ++i)
+    for (int j = i + 1; j < 8; ++j) links += (links.empty() ? "" : ", ") + fmt::format("g[{}] <-> g[{}]", i, j);
+  const std::string mesh = "machine mesh8 {\n  mpi { model = fabric; library = nccl_hopper }\n  node {\n    cpu c\n"
+                           "    gpu g[8] : G\n    link c <-> g[*] { bw = 64 GB/s }\n    link " + links +
+                           " : NV { bw = 150 GB/s }\n  }\n}\ntype NV : link {}\n"
+                           "type G : gpu { peak_fp64 = 1 Tflop/s; mem_bw = 1 TB/s; mem_size = 80 GB }\n";
+  auto d = detail_of(mesh, "app a { mpi allreduce { ranks = 8; bytes = 1 GiB } }");
+  CHECK(near(d["ring_bus_bw"].get<double>(), 7 * 6 * 20.6e9));
 }
