@@ -25,14 +25,27 @@ class Accumulator {
                        std::vector<int64_t>(size_t(l.nodes))} {}
 
   void add(int64_t r, const PatternStats::Signature& sig) {
-    int64_t all = 0, per_class[kClasses]{}, off_leaf = 0;
-    for (int c = 0; c < kRoutes; ++c)
-      for (int k = 0; k < kSizeKinds; ++k) {
-        int64_t n = sig[size_t(c * kSizeKinds + k)];
-        per_class[c == kOffLeaf ? int(Locality::InterNode) : c] += n;  // off-leaf messages are inter-node too
-        if (c == kOffLeaf) off_leaf += n;
-      }
-    for (int64_t x : per_class) all += x;
+    // A signature like the previous rank's (the common case: neighbouring ranks send alike) reuses its sums.
+    int64_t diff = 0;  // branch-free: every entry compared (a call to memcmp cost more than the sums it saves)
+    for (size_t i = 0; i < sig.size(); ++i) diff |= sig[i] ^ last_[i];
+    const bool same = have_last_ && diff == 0;
+    if (!same) {
+      last_all_ = 0;
+      last_off_leaf_ = 0;
+      for (int64_t& x : last_per_class_) x = 0;
+      for (int c = 0; c < kRoutes; ++c)
+        for (int k = 0; k < kSizeKinds; ++k) {
+          int64_t n = sig[size_t(c * kSizeKinds + k)];
+          last_per_class_[c == kOffLeaf ? int(Locality::InterNode) : c] += n;  // off-leaf messages are inter-node too
+          if (c == kOffLeaf) last_off_leaf_ += n;
+        }
+      for (int64_t x : last_per_class_) last_all_ += x;
+      last_ = sig;
+      have_last_ = true;
+      if (last_all_ != 0) seen_.insert(sig);
+    }
+    const int64_t all = last_all_, off_leaf = last_off_leaf_;
+    const int64_t* per_class = last_per_class_;
     if (all == 0) return;
     size_t leaf = size_t(l_.leaf_of(r));
     leaf_offleaf_[leaf] += off_leaf;
@@ -47,11 +60,6 @@ class Accumulator {
     if (per_class[1]) class_senders_[1][node] += 1;
     if (per_class[2]) class_senders_[2][node] += 1;
     messages_ += all;
-    if (!have_last_ || sig != last_) {
-      seen_.insert(sig);
-      last_ = sig;
-      have_last_ = true;
-    }
   }
 
   PatternStats finish() {
@@ -82,6 +90,7 @@ class Accumulator {
   std::set<PatternStats::Signature> seen_;
   PatternStats::Signature last_{};
   bool have_last_ = false;
+  int64_t last_all_ = 0, last_off_leaf_ = 0, last_per_class_[kClasses]{};  // last_'s sums
   int64_t messages_ = 0;
 };
 
