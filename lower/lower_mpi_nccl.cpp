@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <unordered_map>
 
 #include "engines/congestion/engine.h"
 #include "engines/mpi/nccl_engine.h"
@@ -64,11 +65,14 @@ std::vector<std::vector<int>> direct_link_rings(const ir::Topology& t, const std
   const size_t n = gpus.size();
   if (n < 2 || n > 64) return {};
   std::vector<std::vector<char>> direct(n, std::vector<char>(n, 0));
-  for (const auto& l : t.links)
-    for (size_t i = 0; i < n; ++i)
-      for (size_t j = 0; j < n; ++j)
-        if (i != j && ((l.a == gpus[i] && l.b == gpus[j]) || (l.bidirectional && l.a == gpus[j] && l.b == gpus[i])))
-          direct[i][j] = 1;
+  std::unordered_map<int, size_t> index;  // component -> position in `gpus`: one pass over the links
+  for (size_t i = 0; i < n; ++i) index.emplace(gpus[i], i);
+  for (const auto& l : t.links) {
+    auto a = index.find(l.a), b = index.find(l.b);
+    if (a == index.end() || b == index.end() || a->second == b->second) continue;
+    direct[a->second][b->second] = 1;
+    if (l.bidirectional) direct[b->second][a->second] = 1;
+  }
   std::vector<std::vector<int64_t>> load(n, std::vector<int64_t>(n, 0));
   constexpr int64_t kMaxSteps = 200000;
   // One cycle whose links all carry at most `bound` rings, or empty.
