@@ -5,8 +5,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
+#include <thread>
 #include <tuple>
 
 #include "engines/mpi/pattern.h"
@@ -21,41 +23,27 @@ namespace {
 // (sender, receiver, factor of the operation's size)
 using SizedMessage = std::tuple<int32_t, int32_t, double>;
 
-// A round of messages of their own sizes, in flight together: kept (the fabric) each with its factor; otherwise
-// (the fitted models) each rank's distinct (route, factor) counts, one after another.
-Round sized_round(const Layout& l, const std::vector<SizedMessage>& given, std::string what, bool keep) {
-  auto by_sender = [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); };
-  std::vector<SizedMessage> sorted;
-  const bool in_order = std::is_sorted(given.begin(), given.end(), by_sender);
-  if (!in_order) {
-    sorted = given;
-    std::stable_sort(sorted.begin(), sorted.end(), by_sender);
-  }
-  const std::vector<SizedMessage>& messages = in_order ? given : sorted;
-  Round round;
-  round.what = std::move(what);
-  round.sizes_relative = true;
-  Accumulator acc(l);
-  std::set<SizedRow> rows;
+// The rows and sums of the senders of messages[begin, end) (whole senders: no sender's messages cross `end`).
+void sized_part(const Layout& l, const std::vector<SizedMessage>& messages, size_t begin, size_t end,
+                Accumulator& acc, std::set<SizedRow>& rows) {
   SizedRow row, previous;
   std::vector<std::pair<int, double>> mine;
-  for (size_t i = 0; i < messages.size();) {
+  int single_route = -1;  // the route of the previous sender's one message (-1: it sent several, or none yet)
+  for (size_t i = begin; i < end;) {
     const int32_t r = std::get<0>(messages[i]);
-    PatternStats::Signature sig{};
     mine.clear();
-    for (; i < messages.size() && std::get<0>(messages[i]) == r; ++i) {
+    for (; i < end && std::get<0>(messages[i]) == r; ++i) {
       const auto& [from, to, factor] = messages[i];
-      const int route = l.route(from, to);
-      sig[size_t(route * kSizeKinds)] += 1;
-      if (keep) {
-        round.messages.emplace_back(from, to);
-        round.message_bytes.push_back(factor);
-      } else {
-        mine.emplace_back(route, factor);
-      }
+      mine.emplace_back(l.route(from, to), factor);
     }
-    acc.add(r, sig);
-    if (keep) continue;
+    if (mine.size() == 1 && mine[0].first == single_route) {
+      acc.add_again(r);  // one message on the previous sender's route: its signature
+    } else {
+      PatternStats::Signature sig{};
+      for (const auto& m : mine) sig[size_t(m.first * kSizeKinds)] += 1;
+      acc.add(r, sig);
+      single_route = mine.size() == 1 ? mine[0].first : -1;
+    }
     // The rank's distinct (route, factor) with their counts; a row like the previous rank's is not looked up again
     // (neighbouring ranks mostly send alike, which keeps 10^6 ranks fast).
     if (mine.size() == 1 && previous.size() == 1 && std::get<0>(previous[0]) == mine[0].first &&
@@ -72,6 +60,72 @@ Round sized_round(const Layout& l, const std::vector<SizedMessage>& given, std::
     if (row == previous) continue;
     rows.insert(row);
     previous = row;
+  }
+}
+
+// Rounds of this many messages and more are summed in parts on several threads (the sums add and the rows are a
+// set, so the result is the same whatever the thread count; docs/performance.md).
+constexpr size_t kPartedMessages = size_t(1) << 17;
+
+// A round of messages of their own sizes, in flight together: kept (the fabric) each with its factor; otherwise
+// (the fitted models) each rank's distinct (route, factor) counts, one after another.
+Round sized_round(const Layout& l, const std::vector<SizedMessage>& given, std::string what, bool keep) {
+  auto by_sender = [](const auto& a, const auto& b) { return std::get<0>(a) < std::get<0>(b); };
+  std::vector<SizedMessage> sorted;
+  const bool in_order = std::is_sorted(given.begin(), given.end(), by_sender);
+  if (!in_order) {
+    sorted = given;
+    std::stable_sort(sorted.begin(), sorted.end(), by_sender);
+  }
+  const std::vector<SizedMessage>& messages = in_order ? given : sorted;
+  Round round;
+  round.what = std::move(what);
+  round.sizes_relative = true;
+  Accumulator acc(l);
+  if (keep) {
+    for (size_t i = 0; i < messages.size();) {
+      const int32_t r = std::get<0>(messages[i]);
+      PatternStats::Signature sig{};
+      for (; i < messages.size() && std::get<0>(messages[i]) == r; ++i) {
+        const auto& [from, to, factor] = messages[i];
+        sig[size_t(l.route(from, to) * kSizeKinds)] += 1;
+        round.messages.emplace_back(from, to);
+        round.message_bytes.push_back(factor);
+      }
+      acc.add(r, sig);
+    }
+    round.stats = acc.finish();
+    return round;
+  }
+  std::set<SizedRow> rows;
+  size_t threads = messages.size() < kPartedMessages ? 1 : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
+  // GPMC_ROUND_THREADS=n sums in n parts (1: one pass), to compare the two (tests/unit/collectives_sized_test.cpp).
+  if (const char* env = std::getenv("GPMC_ROUND_THREADS"); env && messages.size() > 1)
+    threads = std::clamp<size_t>(size_t(std::max(1L, std::strtol(env, nullptr, 10))), 1, 64);
+  if (threads == 1) {
+    sized_part(l, messages, 0, messages.size(), acc, rows);
+  } else {
+    // Parts of about equal size, each starting at a sender's first message.
+    std::vector<size_t> bounds = {0};
+    for (size_t t = 1; t < threads; ++t) {
+      size_t at = std::max(bounds.back(), messages.size() * t / threads);
+      while (at > 0 && at < messages.size() && std::get<0>(messages[at]) == std::get<0>(messages[at - 1])) ++at;
+      bounds.push_back(at);
+    }
+    bounds.push_back(messages.size());
+    std::vector<Accumulator> accs;
+    std::vector<std::set<SizedRow>> part_rows(threads);
+    accs.reserve(threads - 1);
+    for (size_t t = 1; t < threads; ++t) accs.emplace_back(l);
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t)
+      pool.emplace_back([&, t] { sized_part(l, messages, bounds[t], bounds[t + 1], accs[t - 1], part_rows[t]); });
+    sized_part(l, messages, bounds[0], bounds[1], acc, rows);
+    for (auto& th : pool) th.join();
+    for (size_t t = 1; t < threads; ++t) {
+      acc.merge(accs[t - 1]);
+      rows.insert(part_rows[t].begin(), part_rows[t].end());
+    }
   }
   round.stats = acc.finish();
   round.sized_rows.assign(rows.begin(), rows.end());
@@ -138,37 +192,42 @@ std::vector<Round> scatter_allgather_any_rounds(const Layout& l, bool keep) {
   // with r xor m (where that rank exists). Where the partner's subtree is cut short by p (its root + m > p), the
   // ranks of its subtree that hold the data send what they got last on, by recursive halving, to the ranks of the
   // subtree without it.
-  std::vector<double> have(static_cast<size_t>(p)), last(static_cast<size_t>(p), 0.0), got(static_cast<size_t>(p));
+  std::vector<double> have(static_cast<size_t>(p)), last(static_cast<size_t>(p), 0.0);
   for (int64_t r = 0; r < p; ++r) have[size_t(r)] = std::min(share, rect(1, double(r) * share));
   step = 0;
   for (int64_t mask = 1; mask < p; mask <<= 1) {
     ++step;
     messages.clear();
-    std::fill(got.begin(), got.end(), -1.0);
     for (int64_t r = 0; r < p; ++r)
-      if (int64_t partner = r ^ mask; partner < p) {
-        messages.emplace_back(int32_t(r), int32_t(partner), have[size_t(r)]);
-        got[size_t(partner)] = have[size_t(r)];
-      }
-    for (int64_t r = 0; r < p; ++r)
-      if (got[size_t(r)] >= 0) {
-        have[size_t(r)] += got[size_t(r)];
-        last[size_t(r)] = got[size_t(r)];
-      }
+      if (int64_t partner = r ^ mask; partner < p) messages.emplace_back(int32_t(r), int32_t(partner), have[size_t(r)]);
+    // Each pair exchanges what it holds (both partners exist: r ^ mask < p either way).
+    for (int64_t r = 0; r < p; ++r) {
+      const int64_t partner = r | mask;
+      if ((r & mask) || partner >= p) continue;
+      const double a = have[size_t(r)], b = have[size_t(partner)];
+      have[size_t(r)] = have[size_t(partner)] = a + b;
+      last[size_t(r)] = b;
+      last[size_t(partner)] = a;
+    }
     out.push_back(sized_round(l, messages, fmt::format("allgather recursive doubling step {}", step), keep));
     // Only ranks whose partner's block of `mask` ranks is cut short by p pass shares on: those of the last two
-    // blocks, from block p / mask - 1 on.
+    // blocks, from block p / mask - 1 on. In such a block (root, partner block cut, alldata = p - root - mask of
+    // its ranks holding the data), a rank r passes on at distance `half` when r + half is a rank and, with `tree`
+    // r's block of 2 half ranks, r - tree < half (r ^ half = r + half) and alldata - half <= r - tree < alldata.
     const int64_t first_cut = std::max<int64_t>(0, p / mask - 1) * mask;
     for (int64_t half = mask >> 1; half > 0; half >>= 1) {
       std::vector<SizedMessage>& sends = messages;
       sends.clear();
-      for (int64_t r = first_cut; r < p; ++r) {
-        const int64_t root = r / mask * mask, partner_root = (r ^ mask) / mask * mask;
+      for (int64_t root = first_cut; root < p; root += mask) {
+        const int64_t partner_root = root ^ mask;
         if (partner_root + mask <= p) continue;  // the partner's subtree is whole: nothing to pass on
         const int64_t alldata = p - root - mask;
-        const int64_t to = r ^ half, tree = r / (2 * half) * (2 * half);
-        if (to > r && to < p && r < tree + alldata && to >= tree + alldata)
-          sends.emplace_back(int32_t(r), int32_t(to), last[size_t(r)]);
+        if (alldata <= 0) continue;
+        const int64_t lo = std::max<int64_t>(0, alldata - half), hi = std::min(half, alldata);
+        const int64_t end = std::min(root + mask, p);
+        for (int64_t tree = root; tree < end; tree += 2 * half)
+          for (int64_t r = tree + lo; r < tree + hi && r + half < p; ++r)
+            sends.emplace_back(int32_t(r), int32_t(r + half), last[size_t(r)]);
       }
       for (const auto& [from, to, factor] : sends) {
         have[size_t(to)] += factor;

@@ -44,22 +44,29 @@ class Accumulator {
       have_last_ = true;
       if (last_all_ != 0) seen_.insert(sig);
     }
-    const int64_t all = last_all_, off_leaf = last_off_leaf_;
-    const int64_t* per_class = last_per_class_;
-    if (all == 0) return;
-    size_t leaf = size_t(l_.leaf_of(r));
-    leaf_offleaf_[leaf] += off_leaf;
-    leaf_total_[leaf] += all;
-    leaf_senders_[leaf] += 1;
-    if (off_leaf) leaf_offleaf_senders_[leaf] += 1;
-    size_t node = size_t(l_.node[size_t(r)]);
-    inter_[node] += per_class[int(Locality::InterNode)];
-    total_[node] += all;
-    senders_[node] += 1;
-    if (per_class[0]) class_senders_[0][size_t(l_.socket[size_t(r)])] += 1;
-    if (per_class[1]) class_senders_[1][node] += 1;
-    if (per_class[2]) class_senders_[2][node] += 1;
-    messages_ += all;
+    count(r);
+  }
+
+  // Adds rank r with the signature of the rank added last (the caller knows they are equal).
+  void add_again(int64_t r) { count(r); }
+
+
+  // Adds another accumulator's sums over other ranks of the same layout (a round built in parts, sized_round): the
+  // per-node and per-leaf sums add, the signatures seen are the union, so the parts give what one pass gives.
+  void merge(const Accumulator& o) {
+    auto add = [](std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+      for (size_t i = 0; i < a.size(); ++i) a[i] += b[i];
+    };
+    add(inter_, o.inter_);
+    add(total_, o.total_);
+    add(senders_, o.senders_);
+    add(leaf_offleaf_, o.leaf_offleaf_);
+    add(leaf_total_, o.leaf_total_);
+    add(leaf_senders_, o.leaf_senders_);
+    add(leaf_offleaf_senders_, o.leaf_offleaf_senders_);
+    for (int c = 0; c < kClasses; ++c) add(class_senders_[c], o.class_senders_[c]);
+    seen_.insert(o.seen_.begin(), o.seen_.end());
+    messages_ += o.messages_;
   }
 
   PatternStats finish() {
@@ -83,6 +90,30 @@ class Accumulator {
   }
 
  private:
+  void count(int64_t r) {
+    const int64_t all = last_all_, off_leaf = last_off_leaf_;
+    const int64_t* per_class = last_per_class_;
+    if (all == 0) return;
+    const int32_t node_of_r = l_.node[size_t(r)];
+    if (node_of_r != leaf_node_) {  // the leaf of the previous sender's node (a division saved per rank)
+      leaf_node_ = node_of_r;
+      leaf_of_node_ = size_t(l_.leaf_of(r));
+    }
+    const size_t leaf = leaf_of_node_;
+    leaf_offleaf_[leaf] += off_leaf;
+    leaf_total_[leaf] += all;
+    leaf_senders_[leaf] += 1;
+    if (off_leaf) leaf_offleaf_senders_[leaf] += 1;
+    const size_t node = size_t(node_of_r);
+    inter_[node] += per_class[int(Locality::InterNode)];
+    total_[node] += all;
+    senders_[node] += 1;
+    if (per_class[0]) class_senders_[0][size_t(l_.socket[size_t(r)])] += 1;
+    if (per_class[1]) class_senders_[1][node] += 1;
+    if (per_class[2]) class_senders_[2][node] += 1;
+    messages_ += all;
+  }
+
   const Layout& l_;
   std::vector<int64_t> inter_, total_, senders_;
   std::vector<int64_t> leaf_offleaf_, leaf_total_, leaf_senders_, leaf_offleaf_senders_;
@@ -92,6 +123,8 @@ class Accumulator {
   bool have_last_ = false;
   int64_t last_all_ = 0, last_off_leaf_ = 0, last_per_class_[kClasses]{};  // last_'s sums
   int64_t messages_ = 0;
+  int32_t leaf_node_ = -1;  // the node whose leaf is leaf_of_node_
+  size_t leaf_of_node_ = 0;
 };
 
 // A round where each rank sends at most one message, to partner(r) (or nowhere when it returns -1).
@@ -101,12 +134,19 @@ Round one_message_round(const Layout& l, double size_factor, double repeat, std:
                         bool keep = false) {
   Accumulator acc(l);
   std::vector<std::pair<int32_t, int32_t>> messages;
+  int previous_route = -1;  // the route of the previous sender's message
   for (int64_t r = 0; r < l.ranks; ++r) {
     int64_t to = partner(r);
     if (to < 0 || to == r) continue;
-    PatternStats::Signature sig{};
-    sig[size_t(l.route(r, to) * kSizeKinds)] = 1;
-    acc.add(r, sig);
+    const int route = l.route(r, to);
+    if (route == previous_route) {
+      acc.add_again(r);  // the previous sender's signature: one message on this route
+    } else {
+      PatternStats::Signature sig{};
+      sig[size_t(route * kSizeKinds)] = 1;
+      acc.add(r, sig);
+      previous_route = route;
+    }
     if (keep) messages.emplace_back(int32_t(r), int32_t(to));
   }
   Round round;

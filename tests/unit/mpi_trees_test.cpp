@@ -4,7 +4,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -408,4 +410,31 @@ TEST_CASE("mpi trees: the linear_sync gather with a first segment: go-aheads, fi
     CHECK(steps == double(2 * (p - 1) + 1));
     CHECK(messages == double(3 * (p - 1)));
   }
+}
+
+TEST_CASE("mpi trees: a large round summed in parts on threads gives what one pass gives") {
+  // 300,001 ranks, six a node, two sockets, nodes under leaves of 18: Open MPI's scatter-allgather bcast's rounds
+  // (messages of their own sizes, sized_round) from 131,072 messages on are summed in parts; GPMC_ROUND_THREADS sets the parts.
+  Layout l = make_layout(300001, 6, 3, Mapping{});
+  l.nodes_per_leaf = 18;
+  auto build = [&](const char* threads) {
+    setenv("GPMC_ROUND_THREADS", threads, 1);
+    auto rounds = collective_rounds(l, Collective::Bcast, Algorithm::ScatterDoublingAllgather);
+    unsetenv("GPMC_ROUND_THREADS");
+    return rounds;
+  };
+  const auto one = build("1"), three = build("3");
+  REQUIRE(one.size() == three.size());
+  size_t large = 0;
+  for (size_t i = 0; i < one.size(); ++i) {
+    const PatternStats &a = one[i].stats, &b = three[i].stats;
+    if (a.messages >= (int64_t(1) << 17)) ++large;
+    CHECK(a.signatures == b.signatures);
+    CHECK(a.messages == b.messages);
+    CHECK(std::tie(a.k_inter, a.k_total, a.k_prime, a.k_leaf, a.k_offleaf, a.k_leaf_total, a.k_leaf_prime) ==
+          std::tie(b.k_inter, b.k_total, b.k_prime, b.k_leaf, b.k_offleaf, b.k_leaf_total, b.k_leaf_prime));
+    CHECK(a.k == b.k);
+    CHECK(one[i].sized_rows == three[i].sized_rows);
+  }
+  CHECK(large >= 19);  // the recursive-doubling steps: every rank sends
 }
