@@ -99,7 +99,7 @@ Round sized_round(const Layout& l, const std::vector<SizedMessage>& given, std::
   }
   std::set<SizedRow> rows;
   size_t threads = messages.size() < kPartedMessages ? 1 : std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 4);
-  // GPMC_ROUND_THREADS=n sums in n parts (1: one pass), to compare the two (tests/unit/collectives_sized_test.cpp).
+  // GPMC_ROUND_THREADS=n sums in n parts (1: one pass), to compare the two (tests/unit/mpi_trees_test.cpp).
   if (const char* env = std::getenv("GPMC_ROUND_THREADS"); env && messages.size() > 1)
     threads = std::clamp<size_t>(size_t(std::max(1L, std::strtol(env, nullptr, 10))), 1, 64);
   if (threads == 1) {
@@ -200,7 +200,7 @@ std::vector<Round> scatter_allgather_any_rounds(const Layout& l, bool keep) {
     messages.clear();
     for (int64_t r = 0; r < p; ++r)
       if (int64_t partner = r ^ mask; partner < p) messages.emplace_back(int32_t(r), int32_t(partner), have[size_t(r)]);
-    // Each pair exchanges what it holds (both partners exist: r ^ mask < p either way).
+    // Each pair r, r | mask (both ranks) exchanges what it holds; a rank whose partner is past p exchanges nothing.
     for (int64_t r = 0; r < p; ++r) {
       const int64_t partner = r | mask;
       if ((r & mask) || partner >= p) continue;

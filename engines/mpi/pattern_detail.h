@@ -50,7 +50,6 @@ class Accumulator {
   // Adds rank r with the signature of the rank added last (the caller knows they are equal).
   void add_again(int64_t r) { count(r); }
 
-
   // Adds another accumulator's sums over other ranks of the same layout (a round built in parts, sized_round): the
   // per-node and per-leaf sums add, the signatures seen are the union, so the parts give what one pass gives.
   void merge(const Accumulator& o) {
