@@ -16,6 +16,9 @@ const Dim kCount = Dim::count();
 
 const char* kModels = "postal|maxrate|kmodel|fabric|nccl";
 const char* kTransports = "host|staged|gpudirect";
+const char* kStagingChunkDoc =
+    "transport = staged: bytes of each piece a message is staged in, the pieces pipelined through the copies and the "
+    "network (default 0: the whole message)";
 
 std::vector<MpiAttrSpec> collective(const char* algorithms, bool has_bytes, bool has_segment = false) {
   std::vector<MpiAttrSpec> v = {
@@ -59,7 +62,8 @@ std::vector<MpiAttrSpec> point_to_point() {
 }
 
 const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
-  static const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>> table = {
+  static const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>> table = [] {
+    std::map<std::string, std::vector<MpiAttrSpec>, std::less<>> t = {
       {"section",
        {{K::Quantity, "short_max", kBytes, "", "largest message sent with the short protocol"},
         {K::Quantity, "eager_max", kBytes, "", "largest message sent with the eager protocol"},
@@ -71,6 +75,7 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
         {K::Quantity, "copy_per_byte", kTime / kBytes, "", "host-staged MPI: time per byte of each copy"},
         {K::Quantity, "pin_delay", kTime, "", "GPUDirect: pinning delay of each message"},
         {K::Quantity, "overhead", kTime, "", "fabric model: software latency of each step's messages (default 0)"},
+        {K::Quantity, "staging_chunk", kBytes, "", kStagingChunkDoc},
         {K::Keyword, "library", {}, "", "nccl model: the `library` type of the library's constants (stdlib/nccl.gpm)"},
         {K::Keyword, "mpi_library", {}, "",
          "the MPI library whose choice of algorithm collectives that name none follow: an `mpi_library` type "
@@ -146,7 +151,15 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
       {"barrier", collective("auto|dissemination|recursive_doubling|binomial_tree|linear|double_ring", false)},
       {"gather", collective("auto|binomial_tree|linear|linear_sync", true)},
       {"scatter", collective("auto|binomial_tree|linear", true)},
-  };
+    };
+    // Every operation that names a transport may stage its messages in pieces (the section gives the default).
+    for (auto& [name, specs] : t) {
+      if (name == "section") continue;
+      if (std::any_of(specs.begin(), specs.end(), [](const MpiAttrSpec& a) { return a.name == std::string_view("transport"); }))
+        specs.push_back({K::Quantity, "staging_chunk", kBytes, "", kStagingChunkDoc});
+    }
+    return t;
+  }();
   return table;
 }
 

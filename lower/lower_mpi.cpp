@@ -184,6 +184,8 @@ void Lowerer::lower_mpi_section(const MachineDecl& machine) {
   info->has_copy = latency && per_byte;
   info->inputs[mpi::in::kPinDelay] = value_of("pin_delay", Dim::seconds(), CheckKind::NonNegative, &info->has_pin);
   info->overhead = value_of("overhead", Dim::seconds(), CheckKind::NonNegative, &info->has_overhead);
+  info->inputs[mpi::in::kStagingChunk] =
+      value_of("staging_chunk", Dim::byte(), CheckKind::NonNegative, &info->has_staging_chunk);
   info->section_range = section.range;
   lower_network(machine, *info, count);
   ValueId zero = b_.constant(0, Dim(), section.range);
@@ -377,13 +379,31 @@ Task Lowerer::lower_mpi(const Stmt& s) {
       return failed;
     }
   }
-  std::vector<ValueId> inputs = info.inputs;
+  std::vector<ValueId> inputs = info.inputs;  // empty for a machine without an mpi section (the fabric model)
   std::shared_ptr<mpi::CommEngine> engine;
   std::string title;
   std::string library_note;  // an MPI library's choice of the algorithm, for the model column
   MpiFabricRequest request;  // the fabric model's view of the operation
   request.name = s.name;
   request.transport = choice.transport;
+  // Host staging in pieces (`staging_chunk`): the operation's, else the section's; only staged messages are split.
+  bool chunk_given = info.has_staging_chunk;
+  if (const Attr* a = find_attr(s.attrs, "staging_chunk")) {
+    ValueId v = lower_expr(*a->value);
+    add_check(CheckKind::NonNegative, v, a->value->range, fmt::format("`staging_chunk` of `mpi {}`", s.name));
+    if (!inputs.empty()) inputs[mpi::in::kStagingChunk] = v;
+    request.staging_chunk = v;
+    chunk_given = true;
+    if (choice.transport != mpi::Transport::Staged)
+      diags_.warning(DiagKind::UnpricedAttribute, a->name_range,
+                     fmt::format("`staging_chunk` splits host-staged messages (`transport = staged`); the messages of "
+                                 "`mpi {}` are {} (transport `{}`), so it changes nothing",
+                                 s.name, choice.transport == mpi::Transport::Host ? "on the host" : "sent from GPU memory",
+                                 mpi::transport_name(choice.transport)));
+  }
+  if (request.staging_chunk == kNoValue)
+    request.staging_chunk = !inputs.empty() ? inputs[mpi::in::kStagingChunk] : b_.constant(0, Dim::byte(), s.range);
+  request.staging_chunk_given = chunk_given && choice.transport == mpi::Transport::Staged;
   if (s.name == "halo") {
     mpi::Grid grid;
     auto dims = mpi_count(s, "dims", 2, 3, find_attr(s.attrs, "pz") ? 3 : 2);
@@ -491,6 +511,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
   task.part = "communication";
   task.track = "mpi";
   task.model = model_title(choice);
+  if (request.staging_chunk_given) task.model += ", pipelined in pieces of `staging_chunk`";
   if (!library_note.empty()) task.model += "; algorithm: " + library_note;
   task.engine_call = int32_t(m_.engine_calls.size());
   m_.engine_calls.push_back(std::move(call));

@@ -36,6 +36,7 @@ struct MpiMachineInfo {
   ir::SourceRange network_range;
   ir::ValueId overhead = ir::kNoValue;  // the fabric model's software latency of each message
   bool has_overhead = false;            // the section gives `overhead` (otherwise 0, with an AssumedZero warning)
+  bool has_staging_chunk = false;       // the section gives `staging_chunk` (inputs[mpi::in::kStagingChunk])
   ir::SourceRange section_range;        // the `mpi` section (none for the defaults)
   bool from_section = true;     // false: the defaults of a machine without an `mpi` section
   const frontend::TypeDecl* library = nullptr;  // the nccl model's constants: the section's `library` type
@@ -50,6 +51,8 @@ struct MpiFabricRequest {
   std::string name;  // the statement's operation: "halo", "allreduce", ...
   mpi::Layout layout;
   mpi::Transport transport = mpi::Transport::GpuDirect;
+  ir::ValueId staging_chunk = ir::kNoValue;  // host staging: bytes of each piece (0: whole messages)
+  bool staging_chunk_given = false;          // the section or the operation gives `staging_chunk`
   bool halo = false;
   mpi::Grid grid;
   mpi::Collective collective = mpi::Collective::Allreduce;

@@ -34,6 +34,7 @@ std::string fabric_engine_key(const MpiFabricRequest& r, const mpi::FabricPlacem
                                 l.ranks_per_socket, l.nodes, l.sockets_per_node, l.nodes_per_leaf, r.node_aware.on,
                                 r.node_aware.bcast_k, r.node_aware.reduce_k);
   key += r.chosen_by + '|';
+  key += r.staging_chunk_given ? "pieces|" : "whole|";  // staging in pieces: the engine pipelines its phases
   const mpi::Variant& v = r.variant;
   key += fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|", v.bcast_chains, v.reduce_chains, v.radix, int(v.reduce_part),
                      int(v.bcast_part), v.reduce_part_chains, v.bcast_part_chains, v.segmented, v.ring_phases,
@@ -172,6 +173,7 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
                                                                         mpi::has_node_aware(request.collective),
                                                                     request.variant, request.collective);
   op.transport = request.transport;
+  op.staging_chunks = request.staging_chunk_given && request.transport == mpi::Transport::Staged;
   op.chosen_by = request.chosen_by;
   op.ranks = layout.ranks;
   op.nodes = layout.nodes;
@@ -262,6 +264,8 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
     call.inputs.push_back(tau);
   }
   call.inputs.push_back(info.overhead != kNoValue ? info.overhead : b_.constant(0, Dim::seconds(), s.range));
+  call.inputs.push_back(request.staging_chunk != kNoValue ? request.staging_chunk
+                                                          : b_.constant(0, Dim::byte(), s.range));
   for (auto [link, dir] : engine->link_inputs()) call.inputs.push_back(m_.topology.links[size_t(link)].bw[dir]);
   for (auto [link, dir] : engine->link_inputs()) {
     ValueId latency = m_.topology.links[size_t(link)].latency[dir];

@@ -339,7 +339,8 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
     out.bytes_per_rank = bytes_per_rank;
     out.input_at = int(call.inputs.size());
     if (engine->uses_tau()) call.inputs.push_back(tau);
-    call.inputs.push_back(b_.constant(0, Dim::seconds(), s.range));
+    call.inputs.push_back(b_.constant(0, Dim::seconds(), s.range));  // no software overhead
+    call.inputs.push_back(b_.constant(0, Dim::byte(), s.range));     // no host staging
     for (auto [link, dir] : engine->link_inputs()) {
       call.inputs.push_back(m_.topology.links[size_t(link)].bw[dir]);
       out.link_class.push_back(classes[size_t(link)]);

@@ -288,7 +288,7 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build_on(const ir::Topology&
     }
     e->steps_.push_back(std::move(step));
   }
-  e->first_bw_ = (e->uses_tau_ ? 1 : 0) + 1;
+  e->first_bw_ = (e->uses_tau_ ? 1 : 0) + 2;
   return e;
 }
 
@@ -332,8 +332,12 @@ double FabricCommEngine::phase_makespan(const Phase& phase, std::vector<double>&
 double FabricCommEngine::step_time(const Step& step, std::span<const double> inputs, const double* sizes,
                                    double* latency, std::string* error) const {
   const size_t first_latency = size_t(first_bw_) + links_.size();
-  double total = step.phases.empty() ? 0 : inputs[size_t(first_bw_) - 1];  // the messages' software overhead
+  double total = step.phases.empty() ? 0 : inputs[size_t(overhead_input())];  // the messages' software overhead
   double waited = 0;
+  // Host staging in pieces (a staging chunk): the step's largest message in ceil(n / chunk) pieces, each through the
+  // three phases in turn, pipelined (docs/models.md 9.8).
+  const double chunks = this->chunks(step, inputs, sizes);
+  double slowest_piece = 0, slowest_piece_latency = 0;  // the slowest phase's time for one piece, and its latency
   std::vector<double> sub;
   for (const Phase& phase : step.phases) {
     sub.clear();
@@ -361,10 +365,63 @@ double FabricCommEngine::step_time(const Step& step, std::span<const double> inp
       slowest = std::max(slowest, l);
     }
     waited += slowest;
-    total += slowest + makespan;
+    // Max-min sharing scales with the sizes (phase_makespan), so one piece's phase takes makespan / chunks.
+    const double piece = slowest + makespan / chunks;
+    total += piece;
+    if (piece > slowest_piece) {
+      slowest_piece = piece;
+      slowest_piece_latency = slowest;
+    }
   }
-  if (latency) *latency = waited;
+  // The flow shop of `chunks` equal pieces through the phases: the first piece through all of them, then each further
+  // piece one period later: the slowest phase, or, where phases of different pieces cross one link at once (a host
+  // memory's path to the NIC through the GPU's PCIe switch), the time that link takes to carry one piece of every
+  // phase that crosses it.
+  if (chunks > 1) {
+    const double shared = busiest_link(step, inputs, sizes).seconds / chunks;
+    if (shared > slowest_piece) {
+      slowest_piece = shared;
+      slowest_piece_latency = 0;
+    }
+  }
+  total += (chunks - 1) * slowest_piece;
+  if (latency) *latency = waited + (chunks - 1) * slowest_piece_latency;
   return total;
+}
+
+FabricCommEngine::Busiest FabricCommEngine::busiest_link(const Step& step, std::span<const double> inputs,
+                                                          const double* sizes) const {
+  std::vector<double> load(links_.size(), 0);
+  for (const Phase& phase : step.phases) {
+    const cg::Plan& plan = phase.engine->plan();
+    const auto& flows = phase.engine->flows();
+    for (int f = 0; f < plan.flow_count; ++f) {
+      double bytes = sizes[flows[size_t(f)].size_input];
+      for (int h = plan.path_begin[size_t(f)]; h < plan.path_begin[size_t(f) + 1]; ++h)
+        load[size_t(phase.link_of_input[size_t(plan.hop_link[size_t(h)])])] += bytes;
+    }
+  }
+  Busiest b;
+  for (size_t g = 0; g < links_.size(); ++g) {
+    double bw = inputs[size_t(first_bw_) + g];
+    double s = load[g] > 0 ? load[g] / bw : 0;
+    if (s > b.seconds) {
+      b.seconds = s;
+      b.link = int(g);
+      b.bytes = load[g];
+    }
+  }
+  return b;
+}
+
+double FabricCommEngine::chunks(const Step& step, std::span<const double> inputs, const double* sizes) const {
+  if (!op_.staging_chunks || step.phases.size() < 2) return 1;
+  const double chunk = inputs[size_t(staging_chunk_input())];
+  if (!(chunk > 0)) return 1;
+  double largest = 0;
+  const int kinds = op_.halo ? kSizeKinds : step.sizes.empty() ? 1 : int(step.sizes.size());
+  for (int k = 0; k < kinds; ++k) largest = std::max(largest, sizes[k]);
+  return largest > chunk ? std::ceil(largest / chunk) : 1;
 }
 
 // A pipelined step (pattern.h: a segmented chain of h hops) sends n bytes as S segments in h + S - 1 repeats of
@@ -440,7 +497,8 @@ ir::EngineResult FabricCommEngine::run(std::span<const double> inputs) const {
     d["periodic"] = g.periodic;
     d["neighbours"] = g.neighbours;
   }
-  d["overhead_s"] = inputs[size_t(first_bw_) - 1];
+  d["overhead_s"] = inputs[size_t(overhead_input())];
+  if (op_.staging_chunks) d["staging_chunk_bytes"] = inputs[size_t(staging_chunk_input())];
   if (period_ > 0) {
     // The fast path: each round solved on one period of nodes (the other periods' flows are its translates).
     nlohmann::ordered_json sym;
@@ -478,34 +536,16 @@ ir::EngineResult FabricCommEngine::run(std::span<const double> inputs) const {
       j["message_bytes"] = c.message_bytes;
     }
     // The link whose bytes take longest at its full bandwidth: what bounds the step from below.
-    std::vector<double> load(links_.size(), 0);
     double sizes[kSizeKinds] = {c.message_bytes, 0, 0};
     const std::vector<double> step_bytes = step.bytes(inputs[at]);
     const double* size_of = op_.halo ? inputs.data() + at : !step.sizes.empty() ? step_bytes.data() : sizes;
-    for (const Phase& phase : step.phases) {
-      const cg::Plan& plan = phase.engine->plan();
-      const auto& flows = phase.engine->flows();
-      for (int f = 0; f < plan.flow_count; ++f) {
-        double bytes = size_of[flows[size_t(f)].size_input];
-        for (int h = plan.path_begin[size_t(f)]; h < plan.path_begin[size_t(f) + 1]; ++h)
-          load[size_t(phase.link_of_input[size_t(plan.hop_link[size_t(h)])])] += bytes;
-      }
-    }
-    int busiest = -1;
-    double busiest_s = 0;
-    for (size_t g = 0; g < links_.size(); ++g) {
-      double bw = inputs[size_t(first_bw_) + g];
-      double s = load[g] > 0 ? load[g] / bw : 0;
-      if (s > busiest_s) {
-        busiest_s = s;
-        busiest = int(g);
-      }
-    }
-    if (busiest >= 0) {
-      const auto& [from, to] = link_ends_[size_t(busiest)];
+    if (op_.staging_chunks) j["staging_pieces"] = chunks(step, inputs, size_of);
+    const Busiest busiest = busiest_link(step, inputs, size_of);
+    if (busiest.link >= 0) {
+      const auto& [from, to] = link_ends_[size_t(busiest.link)];
       j["busiest_link"] = (*names_)[size_t(from)] + " -> " + (*names_)[size_t(to)];
-      j["busiest_link_bytes"] = load[size_t(busiest)];
-      j["busiest_link_s"] = busiest_s;
+      j["busiest_link_bytes"] = busiest.bytes;
+      j["busiest_link_s"] = busiest.seconds;
     }
     j["latency_s"] = c.latency_s;
     j["time_s"] = c.time_s;
@@ -522,6 +562,7 @@ std::string FabricCommEngine::describe() const {
   std::string s = fmt::format("{}{} over {} ranks on {} nodes ({} per node); fabric, {}", op_.what,
                               op_.algorithm.empty() ? "" : " (" + op_.algorithm + ")", op_.ranks, op_.nodes,
                               op_.ranks_per_node, transport_name(op_.transport));
+  if (op_.staging_chunks) s += " in pieces of the staging chunk, pipelined through the three phases";
   if (period_ > 0)
     s += fmt::format("\nsymmetric: each round solved on one period of {} of the {} nodes ({} flows)", period_,
                      cluster_nodes_, flows_built());
@@ -549,6 +590,10 @@ std::vector<FabricCommEngine::PhaseView> FabricCommEngine::unrolled(int64_t max_
   }
   if (uses_tau_) {
     why = "its messages cross links of PCIe arbitration";
+    return out;
+  }
+  if (op_.staging_chunks) {
+    why = "its host staging is pipelined in pieces (`staging_chunk`), whose count is set when it is evaluated";
     return out;
   }
   int64_t flows = 0;

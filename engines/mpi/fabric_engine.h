@@ -29,6 +29,7 @@ struct FabricShared {
 };
 
 // Inputs: [tau, when the flows cross links of PCIe arbitration] [overhead: software latency of each step's messages]
+// [staging chunk: with host staging, bytes of each piece a message is staged in; 0: whole messages]
 // [bandwidth of each directed link of link_inputs()] [latency of each of them] [sizes: face, edge, corner for a
 // halo; the operation's bytes and its pipeline segment (0: the fastest segment count) for a collective].
 class FabricCommEngine : public ir::Engine {
@@ -38,6 +39,7 @@ class FabricCommEngine : public ir::Engine {
     std::string algorithm;  // empty for a halo
     std::string chosen_by;  // who chose the algorithm when not the operation (an MPI library), or empty
     Transport transport = Transport::GpuDirect;  // GpuDirect: GPU to GPU; Staged: through host memory
+    bool staging_chunks = false;  // Staged, with a staging chunk given: its three phases pipelined in pieces
     int64_t ranks = 0, nodes = 0, ranks_per_node = 0;
     bool halo = false;
     Grid grid;
@@ -98,7 +100,8 @@ class FabricCommEngine : public ir::Engine {
   };
   std::vector<PhaseView> unrolled(int64_t max_flows, std::string& why) const;
   // Where the inputs are: the software overhead, link_inputs()[i]'s latency, size input k.
-  int overhead_input() const { return first_bw_ - 1; }
+  int overhead_input() const { return first_bw_ - 2; }
+  int staging_chunk_input() const { return first_bw_ - 1; }
   int latency_input(int i) const { return first_bw_ + int(links_.size()) + i; }
   int size_input(int k) const { return first_bw_ + 2 * int(links_.size()) + k; }
 
@@ -149,6 +152,14 @@ class FabricCommEngine : public ir::Engine {
   // The makespan of a phase's flows for `sub` (its engine's inputs: [tau], bandwidths, sizes), kept by inputs.
   double phase_makespan(const Phase& phase, std::vector<double>& sub) const;
   // One repeat of a step with messages of `sizes` (kSizeKinds entries): its phases' latencies and makespans.
+  // The directed link whose bytes over all the step's phases take longest at its bandwidth (link -1: none).
+  struct Busiest {
+    int link = -1;
+    double bytes = 0, seconds = 0;
+  };
+  Busiest busiest_link(const Step& step, std::span<const double> inputs, const double* sizes) const;
+  // The pieces a staged step's largest message is staged in (1 unless the operation stages in pieces).
+  double chunks(const Step& step, std::span<const double> inputs, const double* sizes) const;
   double step_time(const Step& step, std::span<const double> inputs, const double* sizes, double* latency,
                    std::string* error) const;
 

@@ -136,16 +136,17 @@ double NcclEngine::with_launch(double launch, double run) const {
 double NcclEngine::probe_time(const Probe& p, std::span<const double> inputs, double size) const {
   const auto& links = p.engine->link_inputs();
   std::vector<double> in(inputs.begin() + p.input_at, inputs.begin() + p.input_at + p.input_count);
-  size_t at = p.engine->uses_tau() ? 1 : 0;
-  in[at] = 0;  // no software overhead: the library's latencies stand for it
+  const FabricCommEngine& e = *p.engine;
+  in[size_t(e.overhead_input())] = 0;  // no software overhead: the library's latencies stand for it
+  in[size_t(e.staging_chunk_input())] = 0;
   const double* eff = inputs.data() + 1 + nccl_in::kEfficiency;
   for (size_t i = 0; i < links.size(); ++i) {
-    in[at + 1 + i] *= eff[int(p.link_class[i])];
-    in[at + 1 + links.size() + i] = 0;  // the library's per-step latencies stand for the links'
+    in[size_t(e.latency_input(0)) - links.size() + i] *= eff[int(p.link_class[i])];  // the link's bandwidth
+    in[size_t(e.latency_input(int(i)))] = 0;  // the library's per-step latencies stand for the links'
   }
-  if (!std::isnan(size)) in[at + 1 + 2 * links.size()] = size;
-  in[at + 2 + 2 * links.size()] = 0;
-  return p.engine->time(in);
+  if (!std::isnan(size)) in[size_t(e.size_input(0))] = size;
+  in[size_t(e.size_input(1))] = 0;
+  return e.time(in);
 }
 
 double NcclEngine::probe_rate(const Probe& p, std::span<const double> inputs, std::string& error) const {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace gpm::mpi {
 
@@ -44,6 +45,14 @@ const char* transport_name(Transport t) {
 MessageTime message_time(const Choice& c, std::span<const double> inputs, Locality l, double n, double k,
                          double k_leaf) {
   MessageTime out;
+  // A host-staged message larger than the staging chunk moves as ceil(n / chunk) equal pieces (pipelined staging, as
+  // MPI libraries stage device buffers: MVAPICH2's MV2_CUDA_BLOCK_SIZE, docs/models.md section 9.1); each piece is
+  // priced as a message of its own below.
+  const double chunk = inputs[in::kStagingChunk];
+  if (c.transport == Transport::Staged && chunk > 0 && n > chunk) {
+    out.chunks = std::ceil(n / chunk);
+    n /= out.chunks;
+  }
   // Protocol by size (E2E section 2.1: separate fits per protocol); GPUDirect uses rendezvous only
   // (GPUDirect paper, Table I).
   Protocol p = n <= inputs[in::kShortMax] ? Protocol::Short
@@ -98,11 +107,13 @@ MessageTime message_time(const Choice& c, std::span<const double> inputs, Locali
     out.after_s = copy;
   }
   if (c.transport == Transport::GpuDirect) out.before_s = inputs[in::kPinDelay];
-  out.time_s = out.before_s + out.network_s + out.after_s;
+  out.time_s = out.before_s + out.network_s + out.after_s +
+               (out.chunks - 1) * std::max({out.before_s, out.network_s, out.after_s});
   return out;
 }
 
 void MessagePipeline::add(const MessageTime& m, double count) {
+  count *= m.chunks;  // a message staged in pieces: each piece through the three stages in turn
   if (!(count > 0)) return;
   const double a = m.before_s, b = m.network_s, c = m.after_s;
   if (a == 0 && c == 0) {  // no per-message delays: the network times add up (the rank's injection is shared)

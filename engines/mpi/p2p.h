@@ -67,7 +67,8 @@ constexpr int kPinDelay = 4;     // GPUDirect: pinning delay per message (s)
 constexpr int kLinkBw = 5;       // fat tree: bandwidth of a node's link to its leaf switch (B/s)
 constexpr int kTaper = 6;        // fat tree: a leaf's down-link to up-link capacity ratio
 constexpr int kSwitchLatency = 7;  // fat tree: latency of one switch traversal (s)
-constexpr int kFits = 8;         // then, per class and protocol: postal alpha, beta; max-rate alpha, x, y
+constexpr int kStagingChunk = 8;  // host-staged: bytes of each piece a message is staged in (0: the whole message)
+constexpr int kFits = 9;         // then, per class and protocol: postal alpha, beta; max-rate alpha, x, y
 constexpr int kPerFit = 5;
 constexpr int kMachineInputs = kFits + kClasses * kProtocols * kPerFit;
 inline int fit(Locality l, Protocol p) { return kFits + FitTable::index(l, p) * kPerFit; }
@@ -91,12 +92,16 @@ struct Choice {
   FatTree tree;
 };
 
-// One message's time and how it was obtained. time_s = before_s + network_s + after_s: the message alone.
+// One message's time and how it was obtained. With `chunks` = 1, time_s = before_s + network_s + after_s: the
+// message alone. A host-staged message with a staging chunk smaller than it goes as `chunks` equal pieces, each
+// copied, sent and copied back as a message of its own (before_s, network_s, after_s are one piece's), the pieces
+// pipelined through the three stages: time_s = before_s + network_s + after_s + (chunks - 1) x the slowest of them.
 struct MessageTime {
   double time_s = NAN;
   double network_s = NAN;  // the message on the network under the chosen model (E2E eq. 1-5)
   double before_s = 0;     // at the sender first: the device-to-host copy (staged) or the pinning delay (GPUDirect)
   double after_s = 0;      // at the receiver last: the host-to-device copy (staged)
+  double chunks = 1;       // pieces the message is staged in (host-staged with a staging chunk), each as above
   Protocol protocol = Protocol::Short;
   bool fell_back_to_postal = false;  // max-rate asked, but the machine has no max-rate fit for this case
   std::string error;                 // non-empty: no fit for this class and protocol
@@ -117,7 +122,8 @@ MessageTime message_time(const Choice& c, std::span<const double> inputs, Locali
 // recurrence C_s(i) = max(C_s(i-1), C_{s-1}(i)) + p_s(i); with no delays it is the plain sum of network times.
 class MessagePipeline {
  public:
-  // `count` identical messages; O(1) whatever the count (the recurrence's maxima are at the run's ends).
+  // `count` identical messages; O(1) whatever the count (the recurrence's maxima are at the run's ends). A message
+  // staged in pieces (MessageTime::chunks) is that many messages of one piece each.
   void add(const MessageTime& m, double count);
   double end_s() const { return receiver_; }
 

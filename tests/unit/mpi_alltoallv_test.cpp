@@ -136,7 +136,7 @@ TEST_CASE("alltoallv on the fabric: uniform equals the alltoall, a heavy block s
   };
   const double n = 1 << 20, bw = 25e9;
   auto inputs = [&](const FabricCommEngine& e) {
-    std::vector<double> in = {0};
+    std::vector<double> in = {0, 0};  // no overhead, no staging chunk
     for (size_t i = 0; i < e.link_inputs().size(); ++i) in.push_back(bw);
     for (size_t i = 0; i < e.link_inputs().size(); ++i) in.push_back(0);
     in.push_back(n);

@@ -3,6 +3,8 @@
 // collective and halo against their statistics.
 #include <doctest/doctest.h>
 
+#include <array>
+
 #include <cmath>
 
 #include "engines/mpi/fabric_engine.h"
@@ -30,10 +32,10 @@ Net star(int p, std::vector<int>& gpus) {
   return n;
 }
 
-// The engine's inputs: overhead, every link input's bandwidth, then its latency, then the sizes.
+// The engine's inputs: overhead, staging chunk, every link input's bandwidth, then its latency, then the sizes.
 std::vector<double> inputs_for(const FabricCommEngine& e, double bw, double latency, std::vector<double> sizes,
-                               double overhead = 0) {
-  std::vector<double> in = {overhead};
+                               double overhead = 0, double staging_chunk = 0) {
+  std::vector<double> in = {overhead, staging_chunk};
   for (size_t i = 0; i < e.link_inputs().size(); ++i) in.push_back(bw);
   for (size_t i = 0; i < e.link_inputs().size(); ++i) in.push_back(latency);
   in.insert(in.end(), sizes.begin(), sizes.end());
@@ -42,12 +44,13 @@ std::vector<double> inputs_for(const FabricCommEngine& e, double bw, double late
 
 std::shared_ptr<FabricCommEngine> collective_on(const Net& n, const std::vector<int>& gpus, Collective c,
                                                 Algorithm a, Transport transport = Transport::GpuDirect,
-                                                std::vector<int> memory = {}) {
+                                                std::vector<int> memory = {}, bool staging_chunks = false) {
   Layout layout = make_layout(int64_t(gpus.size()), int64_t(gpus.size()), int64_t(gpus.size()), Mapping{});
   FabricCommEngine::Operation op;
   op.what = collective_name(c);
   op.algorithm = algorithm_name(a);
   op.transport = transport;
+  op.staging_chunks = staging_chunks;
   op.ranks = layout.ranks;
   op.nodes = 1;
   op.ranks_per_node = layout.ranks;
@@ -57,6 +60,16 @@ std::shared_ptr<FabricCommEngine> collective_on(const Net& n, const std::vector<
                                    error);
   REQUIRE_MESSAGE(e, error);
   return e;
+}
+
+// Two GPUs, each with its own host memory, the memories joined by a network link: (m0, m1, g0, g1).
+std::array<int, 4> two_hosts(Net& n) {
+  int m0 = n.add("memory", "m0"), m1 = n.add("memory", "m1");
+  int g0 = n.add("gpu", "g0"), g1 = n.add("gpu", "g1");
+  n.link(m0, g0);
+  n.link(m1, g1);
+  n.link(m0, m1);
+  return {m0, m1, g0, g1};
 }
 
 }  // namespace
@@ -125,18 +138,43 @@ TEST_CASE("fabric: messages that share an up-link share its bandwidth") {
 }
 
 TEST_CASE("fabric: host staging is three phases through each GPU's memory") {
-  // Two GPUs, each with its own host memory, the memories joined by a network link.
   Net n;
-  int m0 = n.add("memory", "m0"), m1 = n.add("memory", "m1");
-  int g0 = n.add("gpu", "g0"), g1 = n.add("gpu", "g1");
-  n.link(m0, g0);
-  n.link(m1, g1);
-  n.link(m0, m1);
+  auto [m0, m1, g0, g1] = two_hosts(n);
   auto e = collective_on(n, {g0, g1}, Collective::Bcast, Algorithm::BinomialTree, Transport::Staged, {m0, m1});
   const double bw = 10e9, latency = 1e-6, bytes = 1e8, overhead = 3e-6;
   double t = e->time(inputs_for(*e, bw, latency, {bytes, 0}, overhead));
   // device to host, host to host, host to device: one link each, one after another.
   CHECK(near(t, overhead + 3 * (latency + bytes / bw)));
+}
+
+TEST_CASE("fabric: host staging in pieces pipelines the three phases (a flow shop of equal pieces)") {
+  Net n;
+  auto [m0, m1, g0, g1] = two_hosts(n);
+  auto e = collective_on(n, {g0, g1}, Collective::Bcast, Algorithm::BinomialTree, Transport::Staged, {m0, m1}, true);
+  const double bw = 10e9, latency = 1e-6, bytes = 1e8, overhead = 3e-6;
+  // 1e8 B in pieces of at most 3e7 B: 4 pieces of 2.5e7 B; each phase of a piece is latency + 2.5e7 / bw, all alike:
+  // the first piece through the three phases, then three more, one phase apart.
+  const double piece = latency + 2.5e7 / bw;
+  CHECK(near(e->time(inputs_for(*e, bw, latency, {bytes, 0}, overhead, 3e7)), overhead + 3 * piece + 3 * piece));
+  auto r = e->run(inputs_for(*e, bw, latency, {bytes, 0}, overhead, 3e7));
+  CHECK(r.detail["staging_chunk_bytes"] == 3e7);
+  CHECK(r.detail["steps"][0]["staging_pieces"] == 4);
+  CHECK(near(r.detail["steps"][0]["latency_s"].get<double>(), 6 * latency));
+  // The host-to-host link at a tenth of the bandwidth bounds every piece after the first.
+  std::vector<double> in = inputs_for(*e, bw, latency, {bytes, 0}, overhead, 3e7);
+  const auto& links = e->link_inputs();
+  for (size_t i = 0; i < links.size(); ++i)
+    if (n.t.links[size_t(links[i].first)].a == m0 && n.t.links[size_t(links[i].first)].b == m1)
+      in[size_t(e->latency_input(0)) - links.size() + i] = bw / 10;
+  const double slow = latency + 2.5e7 / (bw / 10);
+  CHECK(near(e->time(in), overhead + 2 * piece + slow + 3 * slow));
+  // A chunk of 0, or one the message fits in: the whole message, as without pieces.
+  CHECK(near(e->time(inputs_for(*e, bw, latency, {bytes, 0}, overhead, 0)), overhead + 3 * (latency + bytes / bw)));
+  CHECK(near(e->time(inputs_for(*e, bw, latency, {bytes, 0}, overhead, 2e8)), overhead + 3 * (latency + bytes / bw)));
+  // Pieces cannot be written out as a `par`'s flows (their count is an input).
+  std::string why;
+  CHECK(e->unrolled(1000, why).empty());
+  CHECK(why.find("pieces") != std::string::npos);
 }
 
 TEST_CASE("fabric: the kept messages of every collective match their statistics") {

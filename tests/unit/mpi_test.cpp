@@ -126,6 +126,42 @@ TEST_CASE("GPUDirect paper Table I: staged adds two copies, GPUDirect the pinnin
   CHECK(small.protocol == Protocol::Rendezvous);
 }
 
+TEST_CASE("staging in pieces: a staged message larger than the chunk goes as equal pieces, pipelined") {
+  Choice c;
+  c.model = CommModel::Postal;
+  c.transport = Transport::Staged;
+  auto in = summit_internode_rendezvous(c);  // every message rendezvous
+  in[in::kCopyLatency] = 2000e-9;
+  in[in::kCopyPerByte] = 0.07e-9;
+  in[in::kStagingChunk] = 262144;  // MVAPICH2's MV2_CUDA_BLOCK_SIZE default
+  // 2e6 B in ceil(2e6 / 262144) = 8 pieces of 250,000 B, each copied (2 us + 250,000 x 0.07 ns = 19.5 us), sent
+  // (postal: 7.59 us + 250,000 x 0.087 ns = 29.34 us) and copied back: network-bound, so
+  // 19.5 + 8 x 29.34 + 19.5 us.
+  MessageTime m = message_time(c, in, Locality::InterNode, 2e6, 1);
+  CHECK(m.chunks == 8);
+  const double copy = 2e-6 + 250000 * 0.07e-9, net = 7.59e-6 + 250000 * 8.70e-11;
+  CHECK(m.before_s == doctest::Approx(copy));
+  CHECK(m.after_s == doctest::Approx(copy));
+  CHECK(m.network_s == doctest::Approx(net));
+  CHECK(m.time_s == doctest::Approx(2 * copy + 8 * net));
+  // The rank's pipeline takes the pieces as messages: one message of 8 pieces is the flow shop of 8 pieces.
+  MessagePipeline p;
+  p.add(m, 1);
+  CHECK(p.end_s() == doctest::Approx(m.time_s));
+  // A message no larger than the chunk, or a chunk of 0: whole, as the GPUDirect paper stages it (the serial sum).
+  CHECK(message_time(c, in, Locality::InterNode, 262144, 1).chunks == 1);
+  in[in::kStagingChunk] = 0;
+  MessageTime whole = message_time(c, in, Locality::InterNode, 2e6, 1);
+  CHECK(whole.chunks == 1);
+  CHECK(whole.time_s == doctest::Approx(2 * (2e-6 + 2e6 * 0.07e-9) + 7.59e-6 + 2e6 * 8.70e-11));
+  CHECK(m.time_s < whole.time_s);
+  // Only staged messages are split.
+  in[in::kStagingChunk] = 262144;
+  c.transport = Transport::GpuDirect;
+  in[in::kPinDelay] = 4000e-9;
+  CHECK(message_time(c, in, Locality::InterNode, 2e6, 1).chunks == 1);
+}
+
 namespace {
 MessageTime staged_message(double before, double network, double after) {
   MessageTime m;
