@@ -58,6 +58,12 @@ std::vector<MpiAttrSpec> point_to_point() {
       {K::Quantity, "window", kCount, "", "messages sent back to back (default 1)"},
       {K::Keyword, "model", {}, kModels, "the point-to-point model (default: the machine's)"},
       {K::Keyword, "transport", {}, kTransports, "where the buffers live (default: host)"},
+      {K::Keyword, "protocol", {}, "ll|simple",
+       "nccl model: the protocol (default: the library's rule, LL up to `p2p_ll_threshold`)"},
+      {K::Quantity, "gpus_per_thread", kCount, "",
+       "nccl model: GPUs one host thread launches the operation on, in one group (default 1)"},
+      {K::Keyword, "launch", {}, "serial|overlapped",
+       "nccl model: serial (default) or overlapped with the previous operation's run"},
   };
 }
 

@@ -56,6 +56,7 @@ std::vector<AttrSpec> library_schema() {
   v.push_back({"collnet_direct_efficiency", kCount, "CollNet Direct's bandwidth factor"});
   v.push_back({"dup_min_bw", kRate, "a channel across nodes at or under this rate is not duplicated"});
   v.push_back({"dup_min_bw_over_4", kRate, "nor, with more than four channels, one at or under this rate"});
+  v.push_back({"p2p_ll_threshold", kBytes, "a point-to-point message of at most this size per channel moves with LL"});
   return v;
 }
 

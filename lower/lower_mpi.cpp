@@ -28,9 +28,12 @@ mpi::Transport transport_of(const std::string& word) {
   return word == "staged" ? mpi::Transport::Staged : word == "gpudirect" ? mpi::Transport::GpuDirect : mpi::Transport::Host;
 }
 
-std::string model_title(const mpi::Choice& c) {
+std::string model_title(const mpi::Choice& c, const std::string& op) {
   if (c.model == mpi::CommModel::Nccl)
-    return "nccl: the library's tuner (NCCL src/graph/tuning.cc), bandwidths from the machine's links";
+    return op == "send" || op == "recv" || op == "sendrecv" || op == "alltoall" || op == "alltoallv"
+               ? "nccl: the library's grouped sends and receives (NCCL src/enqueue.cc), bandwidths from the machine's "
+                 "links"
+               : "nccl: the library's tuner (NCCL src/graph/tuning.cc), bandwidths from the machine's links";
   if (c.model == mpi::CommModel::Fabric)
     return c.transport == mpi::Transport::Staged
                ? "fabric: flows on the machine's links, host-staged (GPUDirect paper, Table I)"
@@ -312,13 +315,12 @@ Task Lowerer::lower_mpi(const Stmt& s) {
                              s.name, m_.machine_name));
     return failed;
   }
-  if (choice.model == mpi::CommModel::Nccl && (s.name == "halo" || s.name == "send" || s.name == "recv" ||
-                                               s.name == "sendrecv" ||
-                                               s.name == "barrier" || s.name == "gather" || s.name == "scatter")) {
+  if (choice.model == mpi::CommModel::Nccl &&
+      (s.name == "halo" || s.name == "barrier" || s.name == "gather" || s.name == "scatter")) {
     diags_.error(DiagKind::ConflictingAttributes, s.range,
                  fmt::format("the nccl model prices NCCL's collectives (allreduce, allgather, reduce_scatter, bcast, "
-                             "reduce, alltoall); `mpi {}` is priced by the fabric model (`model = fabric`) or a fitted "
-                             "one",
+                             "reduce, alltoall, alltoallv) and its point-to-point operations (send, recv, sendrecv); "
+                             "`mpi {}` is priced by the fabric model (`model = fabric`) or a fitted one",
                              s.name));
     return failed;
   }
@@ -476,7 +478,9 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     inputs.push_back(b_.constant(0, Dim::byte(), s.range));  // no segments
     check_rank_buffer(s, inputs[sizes_at], "a message");
     bool both = s.name == "sendrecv";
-    if (choice.model == mpi::CommModel::Fabric) {
+    // The nccl model's protocol and launch (ncclSend / ncclRecv); elsewhere they are refused or noted.
+    if (!lower_nccl_choice(s, choice.model, nullptr, "", request)) return failed;
+    if (on_fabric) {
       request.p2p = true;
       request.from = *from;
       request.to = *to;
@@ -510,7 +514,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
   Task task = Task::make(TaskKind::Engine, title, s.range);
   task.part = "communication";
   task.track = "mpi";
-  task.model = model_title(choice);
+  task.model = model_title(choice, s.name);
   if (request.staging_chunk_given) task.model += ", pipelined in pieces of `staging_chunk`";
   if (!library_note.empty()) task.model += "; algorithm: " + library_note;
   task.engine_call = int32_t(m_.engine_calls.size());

@@ -319,7 +319,7 @@ bool Lowerer::lower_alltoallv(const Stmt& s, const MpiMachineInfo& info, const m
   title = !nccl      ? fmt::format("mpi alltoallv ({}, {} ranks)", mpi::algorithm_name(alg), p)
           : protocol ? fmt::format("mpi alltoallv (nccl {}, {} ranks)",
                                    word_of(protocol->word_param, protocol->value->name), p)
-                     : fmt::format("mpi alltoallv (nccl, tuner's choice, {} ranks)", p);
+                     : fmt::format("mpi alltoallv (nccl, grouped sends and receives, {} ranks)", p);
   return true;
 }
 

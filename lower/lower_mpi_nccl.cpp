@@ -276,6 +276,20 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
       }
     break;
   }
+  if (request.p2p) {
+    // A point-to-point operation: the class of its route (the network if it crosses one, else PCI if a link of it is
+    // PCI, else NVLink), whose per-step latency it pays; a message's channels at the LL threshold (Setup).
+    setup.p2p_op = s.name;
+    setup.p2p_class = mpi::LinkClass::NvLink;
+    if (auto route = shortest_path(m_.topology, placement.gpu[size_t(request.from)], placement.gpu[size_t(request.to)],
+                                   "", link_costs()))
+      for (const auto& hop : *route) {
+        mpi::LinkClass cls = classes[size_t(hop.link)];
+        if (cls == mpi::LinkClass::Net || (cls == mpi::LinkClass::Pcie && setup.p2p_class == mpi::LinkClass::NvLink))
+          setup.p2p_class = cls;
+      }
+  }
+  setup.p2p_ll_channels = layout.nodes == 1 && setup.intra == mpi::LinkClass::Pcie ? 2 : 1;
   if (layout.nodes > 1) {  // the first rank's node's NICs: CollNet Direct's heads, and the channels across nodes
     const std::string& gpu_path = m_.topology.components[size_t(placement.gpu[0])].path;
     const std::string node = gpu_path.starts_with("node[") ? gpu_path.substr(0, gpu_path.find(']') + 2) : "";
@@ -286,7 +300,7 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
   ValueId tau = kNoValue;
   engines::congestion::FabricMap fabrics = fabric_map(tau);
   mpi::FabricCommEngine::Operation op;
-  op.what = mpi::collective_name(request.collective);
+  op.what = request.p2p ? s.name : mpi::collective_name(request.collective);
   op.transport = mpi::Transport::GpuDirect;
   op.ranks = layout.ranks;
   op.nodes = layout.nodes;
@@ -418,6 +432,10 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
                       ? mpi::alltoallv_rounds(layout, request.matrix, mpi::Algorithm::Pairwise, true)
                       : mpi::collective_rounds(layout, mpi::Collective::Alltoall, mpi::Algorithm::Pairwise, true, 1);
     if (!probe(rounds, placement, layout, 0, setup.p2p, request.sizes[0], "alltoall")) return std::nullopt;
+  }
+  if (request.p2p) {  // ncclSend / ncclRecv of the window's messages in one group: all in flight at once
+    auto rounds = mpi::p2p_rounds(layout, request.from, request.to, request.both, request.window, true);
+    if (!probe(rounds, placement, layout, 0, setup.p2p, request.sizes[0], "point-to-point")) return std::nullopt;
   }
   // An algorithm or protocol the library would not run here is an error, not a silent substitute.
   auto engine = std::make_shared<mpi::NcclEngine>(std::move(setup));

@@ -57,6 +57,7 @@ const std::vector<std::string>& nccl_library_attributes() {
     v.push_back("collnet_direct_efficiency");
     v.push_back("dup_min_bw");
     v.push_back("dup_min_bw_over_4");
+    v.push_back("p2p_ll_threshold");
     return v;
   }();
   return names;
@@ -100,7 +101,10 @@ double tree_correction(NcclProto pr, double n_bytes) {
 
 bool NcclEngine::considers(NcclAlgo a, NcclProto p) const {
   const Collective c = s_.collective;
-  if (c == Collective::Alltoall) return a == NcclAlgo::P2p && p == NcclProto::Simple;
+  // Point-to-point operations and the all-to-all (NCCL's grouped sends and receives) move each message with LL or
+  // Simple (enqueue.cc, addP2pToPlan); an alltoallv's messages, whose sizes differ, are all taken as Simple.
+  if (!s_.p2p_op.empty() || c == Collective::Alltoall)
+    return a == NcclAlgo::P2p && (p == NcclProto::Simple || (p == NcclProto::LL && !s_.alltoallv));
   if (a == NcclAlgo::P2p) return false;
   // tuning.cc: broadcast and reduce run rings only; all-gather and reduce-scatter rings or NVLS; all-reduce every
   // algorithm. NVLS runs the Simple protocol only, on one node (more nodes need the network's reduction, CollNet);
@@ -205,12 +209,23 @@ std::vector<NcclEngine::Candidate> NcclEngine::candidates(std::span<const double
       Candidate cand{a, pr};
       if (a == NcclAlgo::P2p) {
         if (!s_.p2p.engine) continue;
-        p2p_data_s = probe_time(s_.p2p, inputs, NAN);
-        // Every pair's messages are posted at once (NCCL's grouped send/receive): one step's latency.
-        cand.latency_s = k[nccl_in::kBase + 0 * 3 + 2] + hw(step_class, NcclAlgo::Ring, NcclProto::Simple);
+        // NCCL's rule, not a least time (enqueue.cc, addP2pToPlan): a message of at most p2p_ll_threshold bytes a
+        // channel goes LL, a larger one Simple; a protocol the operation names replaces the rule. `bytes` is each
+        // message's size (an all-to-all's block to each rank).
+        const bool ll_by_rule = !s_.alltoallv && bytes <= k[nccl_in::kP2pLlThreshold] * double(s_.p2p_ll_channels);
+        if (s_.forced_proto < 0 && (pr == NcclProto::LL) != ll_by_rule) continue;
+        // LL carries 8 bytes of data in each 16-byte line, the rest flags (prims_ll.h, ncclLLFifoLine; addP2pToPlan
+        // halves an LL chunk's data size): its messages take the links twice as long as their bytes.
+        p2p_data_s = probe_time(s_.p2p, inputs, pr == NcclProto::LL ? 2 * bytes : NAN);
+        // Every message of the group is posted at once (NCCL's grouped send/receive): one step's latency of the
+        // protocol on the route's link class (the ring's, as the library's table has no point-to-point row).
+        const LinkClass cls = s_.p2p_op.empty() ? step_class : s_.p2p_class;
+        cand.latency_s = k[nccl_in::kBase + 0 * 3 + int(pr)] + hw(cls, NcclAlgo::Ring, pr);
         cand.time_s = cand.latency_s + p2p_data_s;
         cand.ok = std::isfinite(cand.time_s);
-        if (!cand.ok) error = "the all-to-all has no time on the machine's links";
+        if (!cand.ok)
+          error = fmt::format("the {} has no time on the machine's links",
+                              s_.p2p_op.empty() ? "all-to-all" : s_.p2p_op.c_str());
         out.push_back(cand);
         continue;
       }
@@ -337,11 +352,14 @@ ir::EngineResult NcclEngine::run(std::span<const double> inputs) const {
   }
   r.time_s = with_launch(launch, best->time_s);
   auto& d = r.detail;
-  d["operation"] = s_.alltoallv ? "alltoallv" : collective_name(s_.collective);
+  d["operation"] = !s_.p2p_op.empty() ? s_.p2p_op.c_str() : s_.alltoallv ? "alltoallv" : collective_name(s_.collective);
   d["comm_model"] = "nccl";
   d["algorithm"] = nccl_algo_name(best->algo);
   d["protocol"] = nccl_proto_name(best->proto);
-  d["chosen_by"] = s_.forced_algo >= 0 || s_.forced_proto >= 0 ? "the operation" : "the tuner (least time)";
+  d["chosen_by"] = s_.forced_algo >= 0 || s_.forced_proto >= 0 ? "the operation"
+                  : s_.alltoallv               ? "the model (an alltoallv's messages all Simple)"
+                  : best->algo == NcclAlgo::P2p ? "the library's rule (p2p_ll_threshold)"
+                                                : "the tuner (least time)";
   d["ranks"] = s_.ranks;
   d["nodes"] = s_.nodes;
   d["ring_bus_bw"] = b.ring;
@@ -391,7 +409,10 @@ double NcclEngine::time(std::span<const double> inputs) const {
 
 std::string NcclEngine::describe() const {
   std::string out = fmt::format("nccl {} over {} ranks on {} node{}; intra-node links: {}{}\n",
-                                s_.alltoallv ? "alltoallv" : collective_name(s_.collective), s_.ranks, s_.nodes, s_.nodes == 1 ? "" : "s",
+                                !s_.p2p_op.empty() ? s_.p2p_op.c_str()
+                                : s_.alltoallv     ? "alltoallv"
+                                                   : collective_name(s_.collective),
+                                s_.ranks, s_.nodes, s_.nodes == 1 ? "" : "s",
                                 s_.intra == LinkClass::NvLink ? "NVLink" : "PCIe", s_.nvls ? "; NVLS switch" : "");
   if (s_.collnet) out += fmt::format("  the network reduces (CollNet), {} NICs per node\n", s_.nics_per_node);
   if (s_.overlapped_launch) out += "  launches overlapped with the previous operation's run\n";

@@ -49,7 +49,8 @@ enum : int {
   kCollnetDirectEfficiency = kCollnetLat + 6,  // collnet_direct_efficiency: CollNet Direct's bandwidth factor
   kDupMinBw = kCollnetDirectEfficiency + 1,  // dup_min_bw: channels at or under this rate are not duplicated
   kDupMinBwOver4,    // dup_min_bw_over_4: nor, when there are more than four, at or under this one
-  kCount = kDupMinBwOver4 + 1,
+  kP2pLlThreshold,   // p2p_ll_threshold: a point-to-point message of at most this many bytes a channel moves with LL
+  kCount = kP2pLlThreshold + 1,
   kGpusPerThread = kCount  // after the constants: the operation's gpus_per_thread (1 unless it names one)
 };
 }  // namespace nccl_in
@@ -81,7 +82,16 @@ class NcclEngine : public ir::Engine {
     // overlaps this one's run, so an operation takes the longer of the two instead of their sum.
     bool overlapped_launch = false;
     Probe ring, intra_probe, inter_probe;  // inter_probe: only with more than one node
-    Probe p2p;  // all-to-all: the operation's own schedule on the fabric, at the operation's size
+    Probe p2p;  // all-to-all, send, recv, sendrecv: the operation's own schedule on the fabric, at its size
+    // A point-to-point operation (NCCL's ncclSend / ncclRecv in one group): its name (send, recv, sendrecv; empty
+    // for a collective) and the link class of its route (NVLink, PCI or the network), whose per-step latency it pays.
+    std::string p2p_op;
+    LinkClass p2p_class = LinkClass::NvLink;
+    // How many channels a message at the LL threshold may spread over (enqueue.cc, addP2pToPlan: a message goes LL
+    // when it is at most channels x p2p_ll_threshold, the channels its size gives at the minimum part size): 2 on
+    // one node whose GPUs talk over PCIe (NCCL's PCI chunk of 128 KiB makes the minimum part 16 KiB, and a PCI peer
+    // gets 2 channels, paths.cc ncclTopoGetNchannels), else 1 (NVLink and network chunks make it 64 KiB).
+    int64_t p2p_ll_channels = 1;
     // An alltoallv (grouped sends and receives of their own sizes, priced as the all-to-all with the p2p probe of
     // its blocks): the report names it so.
     bool alltoallv = false;

@@ -267,3 +267,45 @@ TEST_CASE("nccl: eight GPUs in a full mesh of direct links: the rings use all se
   auto d = detail_of(mesh, "app a { mpi allreduce { ranks = 8; bytes = 1 GiB } }");
   CHECK(near(d["ring_bus_bw"].get<double>(), 7 * 6 * 20.6e9));
 }
+
+TEST_CASE("nccl: a send is LL up to the library's threshold, Simple above, one step's latency of its route's class") {
+  // DGX A100: one NVLink 3 route of 12 links rated at 20 GB/s (240 GB/s) between any two GPUs. LL carries half its
+  // lines in data, so its message takes the links for twice its bytes; latencies: ring LL 6.6 + NVLink 0.6 us,
+  // ring Simple 8.4 + 3.4 us (stdlib/nccl.gpm, nccl_ampere).
+  const double bw = 240e9;
+  auto ll = detail_of("dgx_a100.gpm", "app a { mpi send { ranks = 8; from = 0; to = 3; bytes = 16 KiB } }");
+  CHECK(ll["operation"] == "send");
+  CHECK(ll["algorithm"] == "p2p");
+  CHECK(ll["protocol"] == "LL");
+  CHECK(ll["chosen_by"] == "the library's rule (p2p_ll_threshold)");
+  CHECK(near(candidate(ll, "p2p", "LL"), 7.2e-6 + 2 * 16384 / bw));
+  CHECK(ll["candidates"].size() == 1);
+  auto simple = detail_of("dgx_a100.gpm", "app a { mpi send { ranks = 8; from = 0; to = 3; bytes = 16385 B } }");
+  CHECK(simple["protocol"] == "Simple");
+  CHECK(near(candidate(simple, "p2p", "Simple"), 11.8e-6 + 16385 / bw));
+  // A window of 4 messages in one group, both ways at once (full-duplex links): one latency, four messages' bytes.
+  auto window = detail_of("dgx_a100.gpm",
+                          "app a { mpi sendrecv { ranks = 8; from = 0; to = 3; bytes = 1 MiB; window = 4 } }");
+  CHECK(near(candidate(window, "p2p", "Simple"), 11.8e-6 + 4 * 1048576 / bw));
+  // A named protocol replaces the rule, and the other is listed beside it.
+  auto forced = detail_of("dgx_a100.gpm",
+                          "app a { mpi recv { ranks = 8; from = 0; to = 3; bytes = 1 MiB; protocol = ll } }");
+  CHECK(forced["protocol"] == "LL");
+  CHECK(forced["chosen_by"] == "the operation");
+  CHECK(near(candidate(forced, "p2p", "LL"), 7.2e-6 + 2 * 1048576 / bw));
+  CHECK(forced["candidates"].size() == 2);
+}
+
+TEST_CASE("nccl: a send across nodes pays the network's step latency; on a PCIe node LL goes to two channels' worth") {
+  // Two DGX H100 nodes, rank 0 to rank 8 (the first GPU of node 1): ring LL 6.6 + network 2.7 us (nccl_hopper).
+  auto net = detail_of("dgx_h100_cluster.gpm", "app a { mpi send { ranks = 16; from = 0; to = 8; bytes = 8 B } }",
+                       {{"nodes_in_cluster", "2"}});
+  CHECK(net["protocol"] == "LL");
+  CHECK(std::abs(candidate(net, "p2p", "LL") - 9.3e-6) < 1e-9);
+  // The RTX 4090 node (PCIe between its GPUs): NCCL's PCI chunk gives a PCI peer two channels of 16 KiB at the LL
+  // threshold, so 32 KiB still goes LL and 32 KiB + 1 B Simple.
+  auto at = detail_of("rtx4090_8x.gpm", "app a { mpi send { ranks = 8; from = 0; to = 1; bytes = 32 KiB } }");
+  auto over = detail_of("rtx4090_8x.gpm", "app a { mpi send { ranks = 8; from = 0; to = 1; bytes = 32769 B } }");
+  CHECK(at["protocol"] == "LL");
+  CHECK(over["protocol"] == "Simple");
+}
