@@ -58,13 +58,18 @@ std::vector<MpiAttrSpec> point_to_point() {
       {K::Quantity, "window", kCount, "", "messages sent back to back (default 1)"},
       {K::Keyword, "model", {}, kModels, "the point-to-point model (default: the machine's)"},
       {K::Keyword, "transport", {}, kTransports, "where the buffers live (default: host)"},
-      {K::Keyword, "protocol", {}, "ll|simple",
-       "nccl model: the protocol (default: the library's rule, LL up to `p2p_ll_threshold`)"},
-      {K::Quantity, "gpus_per_thread", kCount, "",
-       "nccl model: GPUs one host thread launches the operation on, in one group (default 1)"},
-      {K::Keyword, "launch", {}, "serial|overlapped",
-       "nccl model: serial (default) or overlapped with the previous operation's run"},
   };
+}
+
+// The nccl model's attributes of an operation of grouped sends and receives (send, recv, sendrecv, halo): its
+// protocol (LL or Simple, as NCCL moves point-to-point messages), the launch's GPUs per thread and its overlap.
+std::vector<MpiAttrSpec> with_nccl_p2p(std::vector<MpiAttrSpec> v, const char* protocol_doc) {
+  v.push_back({K::Keyword, "protocol", {}, "ll|simple", protocol_doc});
+  v.push_back({K::Quantity, "gpus_per_thread", kCount, "",
+               "nccl model: GPUs one host thread launches the operation on, in one group (default 1)"});
+  v.push_back({K::Keyword, "launch", {}, "serial|overlapped",
+               "nccl model: serial (default) or overlapped with the previous operation's run"});
+  return v;
 }
 
 const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
@@ -158,6 +163,9 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
       {"gather", collective("auto|binomial_tree|linear|linear_sync", true)},
       {"scatter", collective("auto|binomial_tree|linear", true)},
     };
+    for (const char* name : {"send", "recv", "sendrecv"})
+      t[name] = with_nccl_p2p(t[name], "nccl model: the protocol (default: the library's rule, LL up to `p2p_ll_threshold`)");
+    t["halo"] = with_nccl_p2p(t["halo"], "nccl model: the protocol (default: the library's rule for the largest message)");
     // Every operation that names a transport may stage its messages in pieces (the section gives the default).
     for (auto& [name, specs] : t) {
       if (name == "section") continue;

@@ -30,7 +30,7 @@ mpi::Transport transport_of(const std::string& word) {
 
 std::string model_title(const mpi::Choice& c, const std::string& op) {
   if (c.model == mpi::CommModel::Nccl)
-    return op == "send" || op == "recv" || op == "sendrecv" || op == "alltoall" || op == "alltoallv"
+    return op == "send" || op == "recv" || op == "sendrecv" || op == "halo" || op == "alltoall" || op == "alltoallv"
                ? "nccl: the library's grouped sends and receives (NCCL src/enqueue.cc), bandwidths from the machine's "
                  "links"
                : "nccl: the library's tuner (NCCL src/graph/tuning.cc), bandwidths from the machine's links";
@@ -315,12 +315,11 @@ Task Lowerer::lower_mpi(const Stmt& s) {
                              s.name, m_.machine_name));
     return failed;
   }
-  if (choice.model == mpi::CommModel::Nccl &&
-      (s.name == "halo" || s.name == "barrier" || s.name == "gather" || s.name == "scatter")) {
+  if (choice.model == mpi::CommModel::Nccl && (s.name == "barrier" || s.name == "gather" || s.name == "scatter")) {
     diags_.error(DiagKind::ConflictingAttributes, s.range,
                  fmt::format("the nccl model prices NCCL's collectives (allreduce, allgather, reduce_scatter, bcast, "
-                             "reduce, alltoall, alltoallv) and its point-to-point operations (send, recv, sendrecv); "
-                             "`mpi {}` is priced by the fabric model (`model = fabric`) or a fitted one",
+                             "reduce, alltoall, alltoallv) and its point-to-point operations (send, recv, sendrecv, "
+                             "halo); `mpi {}` is priced by the fabric model (`model = fabric`) or a fitted one",
                              s.name));
     return failed;
   }
@@ -446,14 +445,16 @@ Task Lowerer::lower_mpi(const Stmt& s) {
     check_rank_buffer(s, b_.binary(Opcode::Max, inputs[sizes_at], b_.binary(Opcode::Max, inputs[sizes_at + 1],
                                                                         inputs[sizes_at + 2], s.range), s.range),
                       "its largest message");
-    if (choice.model == mpi::CommModel::Fabric) {
+    // The nccl model's protocol and launch (the neighbours' ncclSend / ncclRecv); elsewhere refused or noted.
+    if (!lower_nccl_choice(s, choice.model, nullptr, "", request)) return failed;
+    if (on_fabric) {
       request.halo = true;
       request.grid = grid;
       request.sizes.assign(inputs.begin() + std::ptrdiff_t(sizes_at), inputs.end());
     }
     std::string error;
-    if (choice.model != mpi::CommModel::Fabric) engine = mpi::CommEngine::halo(choice, layout, grid, error);
-    if (!engine && choice.model != mpi::CommModel::Fabric) {
+    if (!on_fabric) engine = mpi::CommEngine::halo(choice, layout, grid, error);
+    if (!engine && !on_fabric) {
       diags_.error(DiagKind::InvalidDecomposition, s.range, fmt::format("`mpi halo`: {}", error));
       return failed;
     }

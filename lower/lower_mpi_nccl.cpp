@@ -276,6 +276,15 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
       }
     break;
   }
+  if (request.halo) {
+    // A halo exchange (grouped sends and receives to the neighbours): the network's step latency if a neighbour is on
+    // another node, else that of the links between a node's GPUs.
+    setup.p2p_op = s.name;
+    setup.p2p_class = setup.intra;
+    std::string halo_error;
+    for (const auto& m : mpi::halo_messages(request.grid, layout.ranks, halo_error))
+      if (layout.node[size_t(m.from)] != layout.node[size_t(m.to)]) setup.p2p_class = mpi::LinkClass::Net;
+  }
   if (request.p2p) {
     // A point-to-point operation: the class of its route (the network if it crosses one, else PCI if a link of it is
     // PCI, else NVLink), whose per-step latency it pays; a message's channels at the LL threshold (Setup).
@@ -300,14 +309,18 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
   ValueId tau = kNoValue;
   engines::congestion::FabricMap fabrics = fabric_map(tau);
   mpi::FabricCommEngine::Operation op;
-  op.what = request.p2p ? s.name : mpi::collective_name(request.collective);
+  op.what = request.p2p || request.halo ? s.name : mpi::collective_name(request.collective);
   op.transport = mpi::Transport::GpuDirect;
   op.ranks = layout.ranks;
   op.nodes = layout.nodes;
   op.ranks_per_node = ppn;
 
   EngineCall call{nullptr, {}};
-  call.inputs.push_back(request.sizes[0]);
+  // The operation's bytes: a halo's largest message (which decides its protocol), else the size input.
+  call.inputs.push_back(request.halo ? b_.binary(Opcode::Max, request.sizes[0],
+                                                 b_.binary(Opcode::Max, request.sizes[1], request.sizes[2], s.range),
+                                                 s.range)
+                                     : request.sizes[0]);
   // The library's constants, in the engine's order.
   const TypeDecl& lib = *info.library;
   for (const auto& name : mpi::nccl_library_attributes()) {
@@ -335,14 +348,19 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
   std::string error;
   // One probe: a round of messages built on the fabric; its inputs follow the call's so far.
   // `size`: the bytes input of the probe (the engine sets the probes' own, except the all-to-all's).
+  // With `halo`, the probe is the halo exchange's messages (every rank's at once) and takes its three sizes.
   auto probe = [&](std::vector<mpi::Round> rounds, const mpi::FabricPlacement& where, const mpi::Layout& lay,
-                   double bytes_per_rank, mpi::NcclEngine::Probe& out, ValueId size, const char* what) -> bool {
+                   double bytes_per_rank, mpi::NcclEngine::Probe& out, ValueId size, const char* what,
+                   const std::vector<mpi::HaloMessage>* halo = nullptr) -> bool {
     mpi::FabricCommEngine::Operation o = op;
     o.what = what;
     o.algorithm = "";
     o.ranks = lay.ranks;
     o.nodes = lay.nodes;
-    auto engine = mpi::FabricCommEngine::build(m_.topology, fabrics, link_costs(), o, where, rounds, {}, error,
+    o.halo = halo != nullptr;
+    if (halo) o.grid = request.grid;
+    auto engine = mpi::FabricCommEngine::build(m_.topology, fabrics, link_costs(), o, where, rounds,
+                                               halo ? *halo : std::vector<mpi::HaloMessage>{}, error,
                                                {&fabric_router(), component_names()});
     if (!engine) {
       DiagKind kind = error.find("no path") != std::string::npos ? DiagKind::NoPath : DiagKind::FabricError;
@@ -360,8 +378,12 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
       out.link_class.push_back(classes[size_t(link)]);
     }
     for (size_t i = 0; i < engine->link_inputs().size(); ++i) call.inputs.push_back(b_.constant(0, Dim::seconds(), s.range));
-    call.inputs.push_back(size);
-    call.inputs.push_back(b_.constant(0, Dim::byte(), s.range));
+    if (halo) {
+      for (int k = 0; k < mpi::kSizeKinds; ++k) call.inputs.push_back(request.sizes[size_t(k)]);
+    } else {
+      call.inputs.push_back(size);
+      call.inputs.push_back(b_.constant(0, Dim::byte(), s.range));
+    }
     out.input_count = int(call.inputs.size()) - out.input_at;
     return true;
   };
@@ -436,6 +458,14 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
   if (request.p2p) {  // ncclSend / ncclRecv of the window's messages in one group: all in flight at once
     auto rounds = mpi::p2p_rounds(layout, request.from, request.to, request.both, request.window, true);
     if (!probe(rounds, placement, layout, 0, setup.p2p, request.sizes[0], "point-to-point")) return std::nullopt;
+  }
+  if (request.halo) {  // every rank's ncclSend / ncclRecv to its neighbours in one group
+    auto messages = mpi::halo_messages(request.grid, layout.ranks, error);
+    if (!error.empty()) {
+      diags_.error(DiagKind::InvalidDecomposition, s.range, fmt::format("`mpi halo`: {}", error));
+      return std::nullopt;
+    }
+    if (!probe({}, placement, layout, 0, setup.p2p, no_size, "halo exchange", &messages)) return std::nullopt;
   }
   // An algorithm or protocol the library would not run here is an error, not a silent substitute.
   auto engine = std::make_shared<mpi::NcclEngine>(std::move(setup));

@@ -137,7 +137,7 @@ double NcclEngine::with_launch(double launch, double run) const {
   return s_.overlapped_launch ? std::max(launch, run) : launch + run;
 }
 
-double NcclEngine::probe_time(const Probe& p, std::span<const double> inputs, double size) const {
+double NcclEngine::probe_time(const Probe& p, std::span<const double> inputs, double size, double scale) const {
   const auto& links = p.engine->link_inputs();
   std::vector<double> in(inputs.begin() + p.input_at, inputs.begin() + p.input_at + p.input_count);
   const FabricCommEngine& e = *p.engine;
@@ -149,7 +149,12 @@ double NcclEngine::probe_time(const Probe& p, std::span<const double> inputs, do
     in[size_t(e.latency_input(int(i)))] = 0;  // the library's per-step latencies stand for the links'
   }
   if (!std::isnan(size)) in[size_t(e.size_input(0))] = size;
-  in[size_t(e.size_input(1))] = 0;
+  if (e.size_inputs() == kSizeKinds) {  // a halo exchange's face, edge and corner messages
+    for (int k = 0; k < kSizeKinds; ++k) in[size_t(e.size_input(k))] *= scale;
+  } else {
+    in[size_t(e.size_input(0))] *= scale;
+    in[size_t(e.size_input(1))] = 0;  // no pipeline segments
+  }
   return e.time(in);
 }
 
@@ -211,12 +216,13 @@ std::vector<NcclEngine::Candidate> NcclEngine::candidates(std::span<const double
         if (!s_.p2p.engine) continue;
         // NCCL's rule, not a least time (enqueue.cc, addP2pToPlan): a message of at most p2p_ll_threshold bytes a
         // channel goes LL, a larger one Simple; a protocol the operation names replaces the rule. `bytes` is each
-        // message's size (an all-to-all's block to each rank).
+        // message's size (an all-to-all's block to each rank; a halo's largest message, whose protocol the
+        // operation takes: its smaller ones under the threshold beside a larger one are priced as Simple).
         const bool ll_by_rule = !s_.alltoallv && bytes <= k[nccl_in::kP2pLlThreshold] * double(s_.p2p_ll_channels);
         if (s_.forced_proto < 0 && (pr == NcclProto::LL) != ll_by_rule) continue;
         // LL carries 8 bytes of data in each 16-byte line, the rest flags (prims_ll.h, ncclLLFifoLine; addP2pToPlan
         // halves an LL chunk's data size): its messages take the links twice as long as their bytes.
-        p2p_data_s = probe_time(s_.p2p, inputs, pr == NcclProto::LL ? 2 * bytes : NAN);
+        p2p_data_s = probe_time(s_.p2p, inputs, NAN, pr == NcclProto::LL ? 2.0 : 1.0);
         // Every message of the group is posted at once (NCCL's grouped send/receive): one step's latency of the
         // protocol on the route's link class (the ring's, as the library's table has no point-to-point row).
         const LinkClass cls = s_.p2p_op.empty() ? step_class : s_.p2p_class;

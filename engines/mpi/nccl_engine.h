@@ -82,9 +82,10 @@ class NcclEngine : public ir::Engine {
     // overlaps this one's run, so an operation takes the longer of the two instead of their sum.
     bool overlapped_launch = false;
     Probe ring, intra_probe, inter_probe;  // inter_probe: only with more than one node
-    Probe p2p;  // all-to-all, send, recv, sendrecv: the operation's own schedule on the fabric, at its size
-    // A point-to-point operation (NCCL's ncclSend / ncclRecv in one group): its name (send, recv, sendrecv; empty
-    // for a collective) and the link class of its route (NVLink, PCI or the network), whose per-step latency it pays.
+    Probe p2p;  // all-to-all, send, recv, sendrecv, halo: the operation's own schedule on the fabric, at its size
+    // A point-to-point operation (NCCL's ncclSend / ncclRecv in one group): its name (send, recv, sendrecv, halo;
+    // empty for a collective) and the link class of its route (NVLink, PCI or the network; a halo's the network's
+    // when a neighbour is on another node), whose per-step latency it pays.
     std::string p2p_op;
     LinkClass p2p_class = LinkClass::NvLink;
     // How many channels a message at the LL threshold may spread over (enqueue.cc, addP2pToPlan: a message goes LL
@@ -120,8 +121,9 @@ class NcclEngine : public ir::Engine {
     std::string error;
   };
   Bandwidths bandwidths(std::span<const double> inputs) const;
-  // A probe's time on the rated links, without latencies; at `size` bytes, or the size its inputs give (NaN).
-  double probe_time(const Probe& p, std::span<const double> inputs, double size) const;
+  // A probe's time on the rated links, without latencies; at `size` bytes, or the size its inputs give (NaN), every
+  // size times `scale` (2 for LL, whose lines carry half data).
+  double probe_time(const Probe& p, std::span<const double> inputs, double size, double scale = 1) const;
   double probe_rate(const Probe& p, std::span<const double> inputs, std::string& error) const;
   std::vector<Candidate> candidates(std::span<const double> inputs, const Bandwidths& b, double& p2p_data_s,
                                     std::string& error) const;

@@ -309,3 +309,20 @@ TEST_CASE("nccl: a send across nodes pays the network's step latency; on a PCIe 
   CHECK(at["protocol"] == "LL");
   CHECK(over["protocol"] == "Simple");
 }
+
+TEST_CASE("nccl: a halo is one group of its ranks' sends; its largest message decides the protocol") {
+  // One DGX A100, 8 ranks on a 4 x 2 periodic grid: every neighbour over NVLink (ring LL 6.6 + 0.6 us, Simple
+  // 8.4 + 3.4 us). Faces of 8 KiB go LL, 1 MiB faces Simple; 8 KiB corners beside them do not make it LL.
+  auto small = detail_of("dgx_a100.gpm", "app a { mpi halo { ranks = 8; face = 8 KiB } }");
+  CHECK(small["operation"] == "halo");
+  CHECK(small["protocol"] == "LL");
+  CHECK(std::abs(candidate(small, "p2p", "LL") - 7.2e-6) < 1e-6);
+  auto mixed = detail_of("dgx_a100.gpm",
+                         "app a { mpi halo { ranks = 8; neighbours = 8; face = 1 MiB; corner = 8 KiB } }");
+  CHECK(mixed["protocol"] == "Simple");
+  CHECK(candidate(mixed, "p2p", "Simple") > 11.8e-6);
+  // LL doubles every message's bytes on the links: the same halo forced to LL moves its data twice as long.
+  auto ll = detail_of("dgx_a100.gpm", "app a { mpi halo { ranks = 8; face = 1 MiB; protocol = ll } }");
+  auto simple = detail_of("dgx_a100.gpm", "app a { mpi halo { ranks = 8; face = 1 MiB } }");
+  CHECK(near(candidate(ll, "p2p", "LL") - 7.2e-6, 2 * (candidate(simple, "p2p", "Simple") - 11.8e-6)));
+}
