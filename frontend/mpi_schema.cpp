@@ -15,7 +15,7 @@ const Dim kBytes = Dim::byte();
 const Dim kCount = Dim::count();
 
 const char* kModels = "postal|maxrate|kmodel|fabric|nccl";
-const char* kTransports = "host|staged|gpudirect";
+const char* kTransports = "host|staged|gpudirect|tcp";
 const char* kStagingChunkDoc =
     "transport = staged: bytes of each piece a message is staged in, the pieces pipelined through the copies and the "
     "network (default 0: the whole message)";
@@ -87,6 +87,8 @@ const std::map<std::string, std::vector<MpiAttrSpec>, std::less<>>& schemas() {
         {K::Quantity, "pin_delay", kTime, "", "GPUDirect: pinning delay of each message"},
         {K::Quantity, "overhead", kTime, "", "fabric model: software latency of each step's messages (default 0)"},
         {K::Quantity, "staging_chunk", kBytes, "", kStagingChunkDoc},
+        {K::Quantity, "mtu", kBytes, "",
+         "transport = tcp: the network's IP MTU, the largest packet of its Ethernet frames (default 1500 B)"},
         {K::Keyword, "library", {}, "", "nccl model: the `library` type of the library's constants (stdlib/nccl.gpm)"},
         {K::Keyword, "mpi_library", {}, "",
          "the MPI library whose choice of algorithm collectives that name none follow: an `mpi_library` type "

@@ -311,6 +311,7 @@ class Lowerer {
   ValueId largest_gpu_memory_ = kNoValue;  // check_rank_buffer's bound, made once
   bool gpu_memory_looked_ = false;
   bool fabric_overhead_warned_ = false;  // the AssumedZero warning of a fabric model without `overhead`, said once
+  bool tcp_mtu_warned_ = false, tcp_stack_warned_ = false;  // `transport = tcp`'s warnings, said once a run
   int64_t loop_work_ = 0;                                     // iterations expanded so far
   std::vector<std::pair<SourceRange, std::string>> loop_text_;  // uses of bound loop variables -> their values
 };

@@ -24,16 +24,22 @@ mpi::CommModel model_of(const std::string& word) {
                              : mpi::CommModel::KModel;
 }
 
+// `tcp` is host staging whose network carries TCP/IP frames (the request's `tcp`).
 mpi::Transport transport_of(const std::string& word) {
-  return word == "staged" ? mpi::Transport::Staged : word == "gpudirect" ? mpi::Transport::GpuDirect : mpi::Transport::Host;
+  return word == "staged" || word == "tcp" ? mpi::Transport::Staged
+         : word == "gpudirect"             ? mpi::Transport::GpuDirect
+                                           : mpi::Transport::Host;
 }
 
-std::string model_title(const mpi::Choice& c, const std::string& op) {
+std::string model_title(const mpi::Choice& c, const std::string& op, bool tcp) {
   if (c.model == mpi::CommModel::Nccl)
     return op == "send" || op == "recv" || op == "sendrecv" || op == "halo" || op == "alltoall" || op == "alltoallv"
                ? "nccl: the library's grouped sends and receives (NCCL src/enqueue.cc), bandwidths from the machine's "
                  "links"
                : "nccl: the library's tuner (NCCL src/graph/tuning.cc), bandwidths from the machine's links";
+  if (c.model == mpi::CommModel::Fabric && tcp)
+    return "fabric: flows on the machine's links, TCP through host memory (the network's links at TCP/IP's payload "
+           "rate in Ethernet frames)";
   if (c.model == mpi::CommModel::Fabric)
     return c.transport == mpi::Transport::Staged
                ? "fabric: flows on the machine's links, host-staged (GPUDirect paper, Table I)"
@@ -187,6 +193,13 @@ void Lowerer::lower_mpi_section(const MachineDecl& machine) {
   info->has_copy = latency && per_byte;
   info->inputs[mpi::in::kPinDelay] = value_of("pin_delay", Dim::seconds(), CheckKind::NonNegative, &info->has_pin);
   info->overhead = value_of("overhead", Dim::seconds(), CheckKind::NonNegative, &info->has_overhead);
+  if (const Attr* a = find_attr(section.attrs, "mtu")) {
+    // An IPv4 packet is 68 B at least (RFC 791: every link carries 68 B unfragmented) and 65,535 B at most.
+    info->mtu = lower_expr(*a->value);
+    m_.checks.push_back({CheckKind::InRange, info->mtu, b_.constant(68, Dim::byte(), a->value->range),
+                         b_.constant(65535, Dim::byte(), a->value->range), a->value->range,
+                         "`mtu` of the mpi section (an IPv4 packet: 68 B to 65,535 B)"});
+  }
   info->inputs[mpi::in::kStagingChunk] =
       value_of("staging_chunk", Dim::byte(), CheckKind::NonNegative, &info->has_staging_chunk);
   info->section_range = section.range;
@@ -296,16 +309,27 @@ Task Lowerer::lower_mpi(const Stmt& s) {
                              s.name, mpi::comm_model_name(choice.model), m_.machine_name));
     return failed;
   }
-  bool transport_given = false;
+  bool transport_given = false, tcp = false;
   SourceRange transport_range = s.range;
   if (const Attr* a = find_attr(s.attrs, "transport")) {
-    choice.transport = transport_of(word_of(a->word_param, a->value->name));
+    std::string word = word_of(a->word_param, a->value->name);
+    choice.transport = transport_of(word);
+    tcp = word == "tcp";
     transport_given = true;
     transport_range = a->value->range;
   }
   if (auto it = keywords_.find("transport"); it != keywords_.end()) {
     choice.transport = transport_of(it->second);
+    tcp = it->second == "tcp";
     transport_given = true;
+  }
+  if (tcp && !on_fabric) {
+    diags_.error(DiagKind::ConflictingAttributes, transport_range,
+                 fmt::format("`transport = tcp` routes each message through host memory and over the network's links "
+                             "as TCP/IP frames: the fabric model prices it (`model = fabric`), and this `mpi {}` has "
+                             "the {} model, whose fits already stand for whatever the network is",
+                             s.name, mpi::comm_model_name(choice.model)));
+    return failed;
   }
   if (choice.model == mpi::CommModel::Nccl && !info.library) {
     diags_.error(DiagKind::MissingAttribute, s.range,
@@ -341,8 +365,33 @@ Task Lowerer::lower_mpi(const Stmt& s) {
   if (choice.model == mpi::CommModel::Nccl && choice.transport == mpi::Transport::Staged) {
     diags_.error(DiagKind::ConflictingAttributes, transport_range,
                  "the nccl model moves buffers from GPU to GPU as NCCL does (`transport = gpudirect`); host staging "
-                 "is priced by the fabric model");
+                 "and TCP are priced by the fabric model");
     return failed;
+  }
+  ValueId tcp_mtu = kNoValue;
+  if (tcp) {
+    // Ethernet's standard MTU unless the section gives one (said once per run).
+    tcp_mtu = info.mtu;
+    if (tcp_mtu == kNoValue) {
+      tcp_mtu = b_.constant(1500, Dim::byte(), s.range);
+      if (!tcp_mtu_warned_) {
+        tcp_mtu_warned_ = true;
+        diags_.warning(DiagKind::AssumedValue, transport_range,
+                       fmt::format("`transport = tcp` takes the network's MTU as Ethernet's standard 1500 B (IEEE "
+                                   "802.3): machine `{}` gives no `mtu` in its mpi section; the same holds for every "
+                                   "TCP operation of this run",
+                                   m_.machine_name));
+        if (info.from_section) diags_.note(info.section_range, "`mtu = B` in this section sets it (9000 B: jumbo frames)");
+      }
+    }
+    if (!tcp_stack_warned_) {
+      tcp_stack_warned_ = true;
+      diags_.warning(DiagKind::AssumedZero, transport_range,
+                     "`transport = tcp` prices the host staging and TCP/IP's frames on the network's links; the "
+                     "kernel's copies between user and socket buffers and its per-core protocol processing take no "
+                     "time here (a lower bound), and each message's software latency is the section's `overhead`; the "
+                     "same holds for every TCP operation of this run");
+    }
   }
   if (!on_fabric && choice.transport == mpi::Transport::GpuDirect && !info.has_pin) {
     diags_.error(DiagKind::MissingAttribute, s.range, "GPUDirect MPI needs `pin_delay` in the machine's mpi section");
@@ -385,6 +434,8 @@ Task Lowerer::lower_mpi(const Stmt& s) {
   std::string title;
   std::string library_note;  // an MPI library's choice of the algorithm, for the model column
   MpiFabricRequest request;  // the fabric model's view of the operation
+  request.tcp = tcp;
+  request.mtu = tcp_mtu;
   request.name = s.name;
   request.transport = choice.transport;
   // Host staging in pieces (`staging_chunk`): the operation's, else the section's; only staged messages are split.
@@ -515,7 +566,7 @@ Task Lowerer::lower_mpi(const Stmt& s) {
   Task task = Task::make(TaskKind::Engine, title, s.range);
   task.part = "communication";
   task.track = "mpi";
-  task.model = model_title(choice, s.name);
+  task.model = model_title(choice, s.name, request.tcp);
   if (request.staging_chunk_given) task.model += ", pipelined in pieces of `staging_chunk`";
   if (!library_note.empty()) task.model += "; algorithm: " + library_note;
   task.engine_call = int32_t(m_.engine_calls.size());

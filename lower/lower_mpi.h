@@ -20,6 +20,12 @@ inline const frontend::Attr* find_attr(const std::vector<frontend::Attr>& attrs,
   return nullptr;
 }
 
+// Whether a component is a switch of the cluster's network (lower_cluster.cpp names them leaf, spine, core, router).
+inline bool is_network_switch(const ir::Component& c) {
+  return c.path.starts_with("leaf[") || c.path.starts_with("spine[") || c.path.starts_with("core[") ||
+         c.path.starts_with("router[");
+}
+
 // What the operations need from the machine's section: the input values (thresholds, fits, copy costs), which fits
 // exist, and the static layout choices (ranks per node and socket, mapping, default model). A machine without an
 // `mpi` section gets the defaults: one rank per GPU of a node, a linear mapping, the fabric model.
@@ -37,6 +43,7 @@ struct MpiMachineInfo {
   ir::ValueId overhead = ir::kNoValue;  // the fabric model's software latency of each message
   bool has_overhead = false;            // the section gives `overhead` (otherwise 0, with an AssumedZero warning)
   bool has_staging_chunk = false;       // the section gives `staging_chunk` (inputs[mpi::in::kStagingChunk])
+  ir::ValueId mtu = ir::kNoValue;       // `transport = tcp`: the network's IP MTU (kNoValue: not given)
   ir::SourceRange section_range;        // the `mpi` section (none for the defaults)
   bool from_section = true;     // false: the defaults of a machine without an `mpi` section
   const frontend::TypeDecl* library = nullptr;  // the nccl model's constants: the section's `library` type
@@ -52,6 +59,9 @@ struct MpiFabricRequest {
   mpi::Layout layout;
   mpi::Transport transport = mpi::Transport::GpuDirect;
   ir::ValueId staging_chunk = ir::kNoValue;  // host staging: bytes of each piece (0: whole messages)
+  // `transport = tcp` (transport Staged): the network's links carry TCP/IP in Ethernet frames of `mtu` bytes.
+  bool tcp = false;
+  ir::ValueId mtu = ir::kNoValue;
   bool staging_chunk_given = false;          // the section or the operation gives `staging_chunk`
   bool halo = false;
   mpi::Grid grid;

@@ -16,11 +16,6 @@ using namespace frontend;
 
 namespace {
 
-bool is_network_switch(const ir::Component& c) {
-  return c.path.starts_with("leaf[") || c.path.starts_with("spine[") || c.path.starts_with("core[") ||
-         c.path.starts_with("router[");
-}
-
 // How the library rates a link: a NIC's link or the network's is the network class; a link between two GPUs, or
 // between a GPU and a switch that joins GPUs only (an NVSwitch), is NVLink; every other link (PCIe switches, root
 // complexes, CPUs, host memory) is PCIe.

@@ -486,7 +486,7 @@ ir::EngineResult FabricCommEngine::run(std::span<const double> inputs) const {
   if (!op_.algorithm.empty()) d["algorithm"] = op_.algorithm;
   if (!op_.chosen_by.empty()) d["chosen_by"] = op_.chosen_by;
   d["comm_model"] = "fabric";
-  d["transport"] = transport_name(op_.transport);
+  d["transport"] = op_.tcp ? "tcp" : transport_name(op_.transport);
   d["ranks"] = op_.ranks;
   d["nodes"] = op_.nodes;
   d["ranks_per_node"] = op_.ranks_per_node;
@@ -561,7 +561,7 @@ ir::EngineResult FabricCommEngine::run(std::span<const double> inputs) const {
 std::string FabricCommEngine::describe() const {
   std::string s = fmt::format("{}{} over {} ranks on {} nodes ({} per node); fabric, {}", op_.what,
                               op_.algorithm.empty() ? "" : " (" + op_.algorithm + ")", op_.ranks, op_.nodes,
-                              op_.ranks_per_node, transport_name(op_.transport));
+                              op_.ranks_per_node, op_.tcp ? "tcp" : transport_name(op_.transport));
   if (op_.staging_chunks) s += " in pieces of the staging chunk, pipelined through the three phases";
   if (period_ > 0)
     s += fmt::format("\nsymmetric: each round solved on one period of {} of the {} nodes ({} flows)", period_,
@@ -594,6 +594,10 @@ std::vector<FabricCommEngine::PhaseView> FabricCommEngine::unrolled(int64_t max_
   }
   if (op_.staging_chunks) {
     why = "its host staging is pipelined in pieces (`staging_chunk`), whose count is set when it is evaluated";
+    return out;
+  }
+  if (op_.tcp) {
+    why = "its messages cross the network as TCP/IP frames, at a payload rate of the links its own";
     return out;
   }
   int64_t flows = 0;

@@ -40,6 +40,7 @@ class FabricCommEngine : public ir::Engine {
     std::string chosen_by;  // who chose the algorithm when not the operation (an MPI library), or empty
     Transport transport = Transport::GpuDirect;  // GpuDirect: GPU to GPU; Staged: through host memory
     bool staging_chunks = false;  // Staged, with a staging chunk given: its three phases pipelined in pieces
+    bool tcp = false;  // Staged over TCP: the network links' bandwidth inputs are TCP/IP's payload rate (lowering)
     int64_t ranks = 0, nodes = 0, ranks_per_node = 0;
     bool halo = false;
     Grid grid;
