@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "support/diagnostics.h"
@@ -38,7 +39,7 @@ namespace gpm::lower {
 
 // Whether a `flows` block of `flows` flows may be built (a fixed cap and an estimate of its memory against the
 // machine's); `why` says why not. lower_congestion.cpp.
-bool flows_fit(uint64_t flows, std::string& why);
+bool flows_fit(uint64_t flows, std::string& why, std::string_view what = "this `flows` block makes");
 
 // The standard-library functions the lowering calls by name (Lowerer::call_stdlib), which a lazily loaded prelude
 // must parse whatever the model mentions (driver::Options::lazy_prelude).

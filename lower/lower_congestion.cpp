@@ -31,17 +31,16 @@ uint64_t physical_memory() {
 
 // Whether a block of `flows` flows can be built: at most --max-flows (support/limits.h, at most 2^27: flows and hops
 // are numbered with 32-bit integers), and their memory within half the machine's.
-bool flows_fit(uint64_t flows, std::string& why) {
+bool flows_fit(uint64_t flows, std::string& why, std::string_view what) {
   if (uint64_t limit = support::limits().flows_per_block; flows > limit) {
-    why = fmt::format("this `flows` block makes {} flows; gpmc handles at most {} in one block (--max-flows)", flows,
-                      limit);
+    why = fmt::format("{} {} flows; gpmc handles at most {} in one block (--max-flows)", what, flows, limit);
     return false;
   }
   uint64_t need = flows * kBytesPerFlow, have = physical_memory();
   if (have > 0 && need > have / 2) {
-    why = fmt::format("this `flows` block makes {} flows, which need about {:.1f} GB of memory; this machine has {:.1f} "
-                      "GB (gpmc uses at most half)",
-                      flows, double(need) / 1e9, double(have) / 1e9);
+    why = fmt::format("{} {} flows, which need about {:.1f} GB of memory; this machine has {:.1f} GB (gpmc uses at "
+                      "most half)",
+                      what, flows, double(need) / 1e9, double(have) / 1e9);
     return false;
   }
   return true;

@@ -217,7 +217,7 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
     for (const auto& r : rounds) messages += r.messages.size();
   }
   // Every message is a flow (three with staging): refuse what would not fit in memory before building them.
-  if (std::string why; !flows_fit(messages * (request.transport == mpi::Transport::Staged ? 3 : 1), why)) {
+  if (std::string why; !flows_fit(messages * (request.transport == mpi::Transport::Staged ? 3 : 1), why, "its messages make")) {
     diags_.error(DiagKind::ModelTooLarge, s.range, fmt::format("`mpi {}` on the fabric: {}", request.name, why));
     return std::nullopt;
   }

@@ -354,6 +354,13 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
     o.nodes = lay.nodes;
     o.halo = halo != nullptr;
     if (halo) o.grid = request.grid;
+    // Every message is a flow: refuse what would not fit in memory before building them (as the fabric model does).
+    uint64_t messages = halo ? halo->size() : 0;
+    for (const auto& r : rounds) messages += r.messages.size();
+    if (std::string why; !flows_fit(messages, why, "its messages make")) {
+      diags_.error(DiagKind::ModelTooLarge, s.range, fmt::format("`mpi {}` on the nccl model: {}", request.name, why));
+      return false;
+    }
     auto engine = mpi::FabricCommEngine::build(m_.topology, fabrics, link_costs(), o, where, rounds,
                                                halo ? *halo : std::vector<mpi::HaloMessage>{}, error,
                                                {&fabric_router(), component_names()});
