@@ -33,7 +33,8 @@ mpi::Transport transport_of(const std::string& word) {
 
 std::string model_title(const mpi::Choice& c, const std::string& op, bool tcp) {
   if (c.model == mpi::CommModel::Nccl)
-    return op == "send" || op == "recv" || op == "sendrecv" || op == "halo" || op == "alltoall" || op == "alltoallv"
+    return op == "send" || op == "recv" || op == "sendrecv" || op == "halo" || op == "alltoall" ||
+                   op == "alltoallv" || op == "gather" || op == "scatter"
                ? "nccl: the library's grouped sends and receives (NCCL src/enqueue.cc), bandwidths from the machine's "
                  "links"
                : "nccl: the library's tuner (NCCL src/graph/tuning.cc), bandwidths from the machine's links";
@@ -337,14 +338,6 @@ Task Lowerer::lower_mpi(const Stmt& s) {
                              "names no library: give its mpi section `library = nccl_volta`, `nccl_ampere` or "
                              "`nccl_hopper` (stdlib/nccl.gpm) or a library type of its own",
                              s.name, m_.machine_name));
-    return failed;
-  }
-  if (choice.model == mpi::CommModel::Nccl && (s.name == "barrier" || s.name == "gather" || s.name == "scatter")) {
-    diags_.error(DiagKind::ConflictingAttributes, s.range,
-                 fmt::format("the nccl model prices NCCL's collectives (allreduce, allgather, reduce_scatter, bcast, "
-                             "reduce, alltoall, alltoallv) and its point-to-point operations (send, recv, sendrecv, "
-                             "halo); `mpi {}` is priced by the fabric model (`model = fabric`) or a fitted one",
-                             s.name));
     return failed;
   }
   if (on_fabric) {

@@ -177,8 +177,11 @@ bool Lowerer::lower_collective(const Stmt& s, const MpiMachineInfo& info, const 
                                       ? word_of(find_attr(s.attrs, "protocol")->word_param,
                                                 find_attr(s.attrs, "protocol")->value->name)
                                       : "")
-                    : c == mpi::Collective::Alltoall ? "nccl, grouped sends and receives"
-                                                     : "nccl, tuner's choice";
+                    : c == mpi::Collective::Alltoall || c == mpi::Collective::Gather ||
+                            c == mpi::Collective::Scatter
+                        ? "nccl, grouped sends and receives"
+                    : c == mpi::Collective::Barrier ? "nccl, an all-reduce of one element"
+                                                    : "nccl, tuner's choice";
   title = fmt::format("mpi {} ({}, {} ranks{})", s.name, alg_title, ranks,
                       request.channels > 1 ? fmt::format(", {} channels", request.channels) : "");
   return true;

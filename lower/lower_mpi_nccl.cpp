@@ -153,6 +153,15 @@ bool Lowerer::lower_nccl_choice(const Stmt& s, mpi::CommModel model, const Attr*
           {"collnet_chain", mpi::NcclAlgo::CollnetChain}};
       for (const auto& [name, algo] : allowed)
         if (word == name) request.nccl_algorithm = int(algo);
+      const bool grouped_sends = s.name == "alltoall" || s.name == "alltoallv" || s.name == "gather" ||
+                                 s.name == "scatter";
+      if (grouped_sends) {
+        diags_.error(DiagKind::InvalidKeyword, algorithm->value->range,
+                     fmt::format("under the nccl model `mpi {}` is NCCL's grouped sends and receives, which take no "
+                                 "algorithm (`auto` or none), not `{}`",
+                                 s.name, word));
+        return false;
+      }
       if (request.nccl_algorithm < 0) {
         diags_.error(DiagKind::InvalidKeyword, algorithm->value->range,
                      fmt::format("the nccl model runs NCCL's algorithms (ring, tree, nvls, nvls_tree, collnet_direct, "
@@ -271,6 +280,28 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
       }
     break;
   }
+  // NCCL has no gather, scatter or barrier; frameworks build them on it (PyTorch's NCCL process group: a gather or a
+  // scatter as the root's ncclRecv or ncclSend of each rank's block in one group, torch/csrc/cuda/nccl.cpp; a barrier
+  // as an all-reduce of a one-element tensor, ProcessGroupNCCL::barrier). Gathers and scatters are point-to-point
+  // here, with the network's step latency when a rank is on another node than the root.
+  const bool gather_scatter = !request.p2p && !request.halo && (request.collective == mpi::Collective::Gather ||
+                                                                request.collective == mpi::Collective::Scatter);
+  std::vector<mpi::Round> root_round;
+  if (gather_scatter) {
+    setup.p2p_op = s.name;
+    setup.p2p_class = setup.intra;
+    mpi::Round& round = root_round.emplace_back();
+    round.what = s.name;
+    for (int64_t r = 1; r < layout.ranks; ++r) {
+      if (request.collective == mpi::Collective::Gather) round.messages.emplace_back(int32_t(r), 0);
+      else round.messages.emplace_back(0, int32_t(r));
+      if (layout.node[size_t(r)] != layout.node[0]) setup.p2p_class = mpi::LinkClass::Net;
+    }
+  }
+  if (request.collective == mpi::Collective::Barrier && !request.p2p && !request.halo) {
+    setup.collective = mpi::Collective::Allreduce;
+    setup.barrier = true;
+  }
   if (request.halo) {
     // A halo exchange (grouped sends and receives to the neighbours): the network's step latency if a neighbour is on
     // another node, else that of the links between a node's GPUs.
@@ -312,10 +343,12 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
 
   EngineCall call{nullptr, {}};
   // The operation's bytes: a halo's largest message (which decides its protocol), else the size input.
-  call.inputs.push_back(request.halo ? b_.binary(Opcode::Max, request.sizes[0],
-                                                 b_.binary(Opcode::Max, request.sizes[1], request.sizes[2], s.range),
-                                                 s.range)
-                                     : request.sizes[0]);
+  // A barrier: its all-reduce's one element, taken as 4 bytes (a float; the time is its latency either way).
+  call.inputs.push_back(setup.barrier ? b_.constant(4, Dim::byte(), s.range)
+                        : request.halo ? b_.binary(Opcode::Max, request.sizes[0],
+                                                   b_.binary(Opcode::Max, request.sizes[1], request.sizes[2], s.range),
+                                                   s.range)
+                                       : request.sizes[0]);
   // The library's constants, in the engine's order.
   const TypeDecl& lib = *info.library;
   for (const auto& name : mpi::nccl_library_attributes()) {
@@ -460,6 +493,9 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
   if (request.p2p) {  // ncclSend / ncclRecv of the window's messages in one group: all in flight at once
     auto rounds = mpi::p2p_rounds(layout, request.from, request.to, request.both, request.window, true);
     if (!probe(rounds, placement, layout, 0, setup.p2p, request.sizes[0], "point-to-point")) return std::nullopt;
+  }
+  if (gather_scatter) {  // the root's ncclRecv (ncclSend) of every other rank's block in one group
+    if (!probe(root_round, placement, layout, 0, setup.p2p, request.sizes[0], s.name.c_str())) return std::nullopt;
   }
   if (request.halo) {  // every rank's ncclSend / ncclRecv to its neighbours in one group
     auto messages = mpi::halo_messages(request.grid, layout.ranks, error);

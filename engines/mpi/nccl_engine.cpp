@@ -358,7 +358,10 @@ ir::EngineResult NcclEngine::run(std::span<const double> inputs) const {
   }
   r.time_s = with_launch(launch, best->time_s);
   auto& d = r.detail;
-  d["operation"] = !s_.p2p_op.empty() ? s_.p2p_op.c_str() : s_.alltoallv ? "alltoallv" : collective_name(s_.collective);
+  d["operation"] = !s_.p2p_op.empty() ? s_.p2p_op.c_str()
+                   : s_.barrier        ? "barrier"
+                   : s_.alltoallv      ? "alltoallv"
+                                       : collective_name(s_.collective);
   d["comm_model"] = "nccl";
   d["algorithm"] = nccl_algo_name(best->algo);
   d["protocol"] = nccl_proto_name(best->proto);
@@ -416,6 +419,7 @@ double NcclEngine::time(std::span<const double> inputs) const {
 std::string NcclEngine::describe() const {
   std::string out = fmt::format("nccl {} over {} ranks on {} node{}; intra-node links: {}{}\n",
                                 !s_.p2p_op.empty() ? s_.p2p_op.c_str()
+                                : s_.barrier       ? "barrier (an all-reduce of one element)"
                                 : s_.alltoallv     ? "alltoallv"
                                                    : collective_name(s_.collective),
                                 s_.ranks, s_.nodes, s_.nodes == 1 ? "" : "s",

@@ -93,6 +93,8 @@ class NcclEngine : public ir::Engine {
     // one node whose GPUs talk over PCIe (NCCL's PCI chunk of 128 KiB makes the minimum part 16 KiB, and a PCI peer
     // gets 2 channels, paths.cc ncclTopoGetNchannels), else 1 (NVLink and network chunks make it 64 KiB).
     int64_t p2p_ll_channels = 1;
+    // A barrier, run as a framework runs it on NCCL: an all-reduce of one element (`collective` is Allreduce).
+    bool barrier = false;
     // An alltoallv (grouped sends and receives of their own sizes, priced as the all-to-all with the p2p probe of
     // its blocks): the report names it so.
     bool alltoallv = false;

@@ -326,3 +326,22 @@ TEST_CASE("nccl: a halo is one group of its ranks' sends; its largest message de
   auto simple = detail_of("dgx_a100.gpm", "app a { mpi halo { ranks = 8; face = 1 MiB } }");
   CHECK(near(candidate(ll, "p2p", "LL") - 7.2e-6, 2 * (candidate(simple, "p2p", "Simple") - 11.8e-6)));
 }
+
+TEST_CASE("nccl: a gather is the root's grouped receives; a barrier an all-reduce of one element") {
+  // DGX A100: seven 1 MiB blocks into rank 0's GPU, whose NVLink (240 GB/s rated) carries them all, Simple.
+  auto gather = detail_of("dgx_a100.gpm", "app a { mpi gather { ranks = 8; bytes = 1 MiB } }");
+  CHECK(gather["operation"] == "gather");
+  CHECK(gather["protocol"] == "Simple");
+  CHECK(near(candidate(gather, "p2p", "Simple"), 11.8e-6 + 7 * 1048576 / 240e9));
+  // A scatter's 8 KiB blocks go LL (twice their bytes out of rank 0's links).
+  auto scatter = detail_of("dgx_a100.gpm", "app a { mpi scatter { ranks = 8; bytes = 8 KiB } }");
+  CHECK(scatter["protocol"] == "LL");
+  CHECK(near(candidate(scatter, "p2p", "LL"), 7.2e-6 + 2 * 7 * 8192 / 240e9));
+  // The barrier is priced as the all-reduce of 4 bytes.
+  auto barrier = detail_of("dgx_a100.gpm", "app a { mpi barrier { ranks = 8 } }");
+  auto allreduce = detail_of("dgx_a100.gpm", "app a { mpi allreduce { ranks = 8; bytes = 4 B } }");
+  CHECK(barrier["operation"] == "barrier");
+  CHECK(barrier["algorithm"] == allreduce["algorithm"]);
+  CHECK(near(candidate(barrier, barrier["algorithm"], barrier["protocol"]),
+             candidate(allreduce, allreduce["algorithm"], allreduce["protocol"])));
+}
