@@ -155,11 +155,13 @@ bool Lowerer::lower_nccl_choice(const Stmt& s, mpi::CommModel model, const Attr*
         if (word == name) request.nccl_algorithm = int(algo);
       const bool grouped_sends = s.name == "alltoall" || s.name == "alltoallv" || s.name == "gather" ||
                                  s.name == "scatter";
-      if (grouped_sends) {
+      if (grouped_sends || s.name == "barrier") {
         diags_.error(DiagKind::InvalidKeyword, algorithm->value->range,
-                     fmt::format("under the nccl model `mpi {}` is NCCL's grouped sends and receives, which take no "
-                                 "algorithm (`auto` or none), not `{}`",
-                                 s.name, word));
+                     fmt::format("under the nccl model `mpi {}` is {}, which take{} no algorithm (`auto` or none), "
+                                 "not `{}`",
+                                 s.name,
+                                 grouped_sends ? "NCCL's grouped sends and receives" : "an all-reduce of one element",
+                                 grouped_sends ? "" : "s", word));
         return false;
       }
       if (request.nccl_algorithm < 0) {
