@@ -304,13 +304,19 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
     setup.collective = mpi::Collective::Allreduce;
     setup.barrier = true;
   }
+  std::vector<mpi::HaloMessage> halo_messages;  // a halo's messages, made once for its class and its probe
   if (request.halo) {
     // A halo exchange (grouped sends and receives to the neighbours): the network's step latency if a neighbour is on
     // another node, else that of the links between a node's GPUs.
+    std::string halo_error;
+    halo_messages = mpi::halo_messages(request.grid, layout.ranks, halo_error);
+    if (!halo_error.empty()) {
+      diags_.error(DiagKind::InvalidDecomposition, s.range, fmt::format("`mpi halo`: {}", halo_error));
+      return std::nullopt;
+    }
     setup.p2p_op = s.name;
     setup.p2p_class = setup.intra;
-    std::string halo_error;
-    for (const auto& m : mpi::halo_messages(request.grid, layout.ranks, halo_error))
+    for (const auto& m : halo_messages)
       if (layout.node[size_t(m.from)] != layout.node[size_t(m.to)]) setup.p2p_class = mpi::LinkClass::Net;
   }
   if (request.p2p) {
@@ -499,14 +505,8 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
   if (gather_scatter) {  // the root's ncclRecv (ncclSend) of every other rank's block in one group
     if (!probe(root_round, placement, layout, 0, setup.p2p, request.sizes[0], s.name.c_str())) return std::nullopt;
   }
-  if (request.halo) {  // every rank's ncclSend / ncclRecv to its neighbours in one group
-    auto messages = mpi::halo_messages(request.grid, layout.ranks, error);
-    if (!error.empty()) {
-      diags_.error(DiagKind::InvalidDecomposition, s.range, fmt::format("`mpi halo`: {}", error));
-      return std::nullopt;
-    }
-    if (!probe({}, placement, layout, 0, setup.p2p, no_size, "halo exchange", &messages)) return std::nullopt;
-  }
+  if (request.halo)  // every rank's ncclSend / ncclRecv to its neighbours in one group
+    if (!probe({}, placement, layout, 0, setup.p2p, no_size, "halo exchange", &halo_messages)) return std::nullopt;
   // An algorithm or protocol the library would not run here is an error, not a silent substitute.
   auto engine = std::make_shared<mpi::NcclEngine>(std::move(setup));
   if (request.nccl_algorithm >= 0 || request.nccl_protocol >= 0) {
