@@ -163,9 +163,13 @@ struct Task {
   // Op (a pinned copy split over streams, van Werkhoven et al. section V): what a `par` whose branches share links
   // writes as flows (lower/lower_par_copies.cpp): `streams` copies of bytes / streams each from src to dst, after
   // the route's L+O, one after another on the GPU's copy engine with LogGP's gap g between. streams kNoValue: none.
+  // A pageable one (`staging` >= 0): the same copies one after another, each an AHEAD eq. 9 copy staged through
+  // host memory `staging` (CopyFlow: at most at `rate`), no gap (each returns only when done).
   struct SplitCopy {
     int32_t src = -1, dst = -1;
     ValueId bytes = kNoValue, latency = kNoValue, gap = kNoValue, streams = kNoValue;
+    int32_t staging = -1;
+    ValueId rate = kNoValue;
   } split;
 };
 

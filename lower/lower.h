@@ -261,6 +261,9 @@ class Lowerer {
   // A pinned copy over streams (Task::split) as its pieces for a `par` (Task::flow_form; none when its stream count is
   // not a whole number from 1 to 4096). lower_app.cpp.
   Task split_copy(const Task& copy);
+  // A pageable copy over streams (Task::split with a staging memory) as its per-stream copies, one after another, for
+  // a `par` (none when its stream count is not a whole number from 1 to 4096). lower_app.cpp.
+  std::vector<Task> split_pageable_copy(const Task& copy);
   // Eq. 6 (a kernel reading and writing host memory through device-mapped memory) as flows for a `par`
   // (Task::flow_form): the kernel, its reads and its writes side by side after the host-to-device L+o, then the
   // device-to-host L+o; each direction's accesses at most at `cap` (kNoValue: the links'), none where its bytes are

@@ -257,9 +257,22 @@ Task Lowerer::lower_copy(const Stmt& s) {
     return task;
   }
   ValueId host_bw = host_kind == "pageable" ? mem_bw->second : kNoValue;
+  // As a flow (in a `par` whose copies share a link), a pageable copy: the driver stages the copy through a pinned
+  // buffer in chunks, its staging copies through host memory (2 n / host_bw) and its DMA transfers (n / bw) one after
+  // another, so the flow moves at most at bw host_bw / (host_bw + 2 bw) and alone ends at eq. 9's time.
+  ValueId rate = kNoValue;
+  if (host_bw != kNoValue)
+    rate = b_.binary(Opcode::Div, b_.binary(Opcode::Mul, bw, host_bw, s.range),
+                     b_.binary(Opcode::Add, host_bw,
+                               b_.binary(Opcode::Mul, b_.constant(2, Dim::count(), s.range), bw, s.range), s.range),
+                     s.range);
   if (!s.attrs.empty()) {
-    task.split.src = h2d ? memory : gpu;  // its ends, for a pinned copy over streams in a par (Task::split)
+    task.split.src = h2d ? memory : gpu;  // its ends, for a copy over streams in a par (Task::split)
     task.split.dst = h2d ? gpu : memory;
+    if (host_bw != kNoValue) {
+      task.split.staging = memory;
+      task.split.rate = rate;
+    }
     return lower_stream_copy(s, task, host_bw, lo, bytes, bw, gap);
   }
   if (host_kind == "pinned") {
@@ -271,14 +284,6 @@ Task Lowerer::lower_copy(const Stmt& s) {
   task.model = "AHEAD eq. 9, pageable";
   task.value = call_stdlib("ahead_pageable_copy_time", {lo, bytes, mem_bw->second, bw}, s.range);
   task.terms.push_back({"host memory bandwidth", mem_bw->second});
-  // As a flow (in a `par` whose copies share a link): the driver stages the copy through a pinned buffer in chunks,
-  // its staging copies through host memory (2 n / host_bw) and its DMA transfers (n / bw) one after another, so the
-  // flow moves at most at bw host_bw / (host_bw + 2 bw) and alone ends at eq. 9's time.
-  ValueId rate = b_.binary(
-      Opcode::Div, b_.binary(Opcode::Mul, bw, mem_bw->second, s.range),
-      b_.binary(Opcode::Add, mem_bw->second,
-                b_.binary(Opcode::Mul, b_.constant(2, Dim::count(), s.range), bw, s.range), s.range),
-      s.range);
   task.flow = {h2d ? memory : gpu, h2d ? gpu : memory, bytes, lo, memory, rate};
   return task;
 }
@@ -299,6 +304,9 @@ Task Lowerer::lower_stream_copy(const Stmt& s, Task task, ValueId host_bw, Value
     task.value = call_stdlib("pageable_stream_copy_time", {lo, bytes, host_bw, bw, n}, s.range);
     task.terms.push_back({"host memory bandwidth", host_bw});
     task.terms.push_back({"streams", n});
+    task.split.bytes = bytes;  // in a par: its per-stream copies (Lowerer::split_pageable_copy)
+    task.split.latency = lo;
+    task.split.streams = n;
     return task;
   }
   if (gap == kNoValue && eager_value(n) == 1) {  // one stream: no gap is paid, AHEAD eq. 10 alone
@@ -355,6 +363,27 @@ Task Lowerer::split_copy(const Task& t) {
     p.flow_form.push_back(std::move(op));
   }
   return p;
+}
+
+// A pageable copy over streams as its per-stream copies: n copies of bytes / n, one after another (each returns
+// only when done, section 3.6), each an AHEAD eq. 9 copy: the route's L+O, then a flow staged through host memory at
+// most at eq. 9's rate, so that alone they end at n (L+O) + 2k / B_mem + k / BW, the closed form's time. As a
+// pageable copy, each takes its GPU's turn for pageable copies in its direction (lower_par_copies.cpp). The stream
+// count shapes the module (eager_value); empty when it is not a whole number from 1 to 4096.
+std::vector<Task> Lowerer::split_pageable_copy(const Task& t) {
+  std::vector<Task> copies;
+  double n = eager_value(t.split.streams);
+  if (!(n >= 1 && n <= 4096 && n == std::floor(n))) return copies;
+  ValueId each = b_.binary(Opcode::Div, t.split.bytes, b_.constant(n, Dim::count(), t.range), t.range);
+  for (int i = 0; i < int(n); ++i) {
+    Task c = Task::make(TaskKind::Op, fmt::format("{}, stream {}", t.name, i), t.range);
+    c.part = t.part;
+    c.track = t.track;
+    c.route = t.route;
+    c.flow = {t.split.src, t.split.dst, each, t.split.latency, t.split.staging, t.split.rate};
+    copies.push_back(std::move(c));
+  }
+  return copies;
 }
 
 static std::string stmt_title(const Stmt& s, const std::string& text) {

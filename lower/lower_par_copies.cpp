@@ -29,7 +29,7 @@ namespace cg = engines::congestion;
 // those that start with the block after what comes before it in the branch, and what follows it after all of its
 // flows (docs/models.md section 8.8). Applied when flows of two branches share a directed link, or the two
 // directions of a link whose `bw_duplex` then applies (the engine's duplex links); where the links' arbitration is
-// PCIe (a lone flow there is not eq. 10) or a branch holds anything else (a copy over streams, a nested block, an MPI
+// PCIe (a lone flow there is not eq. 10) or a branch holds anything else (a copy over more than 4,096 streams, a nested block, an MPI
 // operation of another model, an `unordered` block, an implicit offload; an explicit offload is its stream's copies
 // and kernel, Task::stream_form, a streams or hybrid offload its operations as flows, Task::flow_form), the par stays a
 // par and warn_shared_links says what it does not price. An MPI operation of the fabric model may be a branch or an
@@ -71,7 +71,8 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     return true;
   };
   std::vector<std::vector<const Task*>> branches;  // each branch's items, in the order they run
-  std::deque<Task> pieces;  // pinned copies over streams as their pieces (Lowerer::split_copy)
+  // Copies over streams as their pieces (Lowerer::split_copy, Lowerer::split_pageable_copy).
+  std::deque<Task> pieces;
   auto split = [&](const Task& t) -> const Task* {
     Task p = split_copy(t);
     return p.flow_form.empty() ? nullptr : &pieces.emplace_back(std::move(p));
@@ -81,6 +82,12 @@ Task Lowerer::share_par_copies(const Stmt& s, Task par) {
     std::vector<const Task*>& branch = branches.emplace_back();
     // An explicit offload is its stream's operations (Task::stream_form): its copies, its kernel.
     auto add = [&](const Task& t) {
+      if (t.split.streams != kNoValue && t.split.staging >= 0) {  // a pageable copy over streams: its copies
+        std::vector<Task> copies = split_pageable_copy(t);
+        if (copies.empty()) branch.push_back(&t);
+        for (Task& c : copies) branch.push_back(&pieces.emplace_back(std::move(c)));
+        return;
+      }
       const Task* pieces_of = t.split.streams != kNoValue ? split(t) : nullptr;
       if (pieces_of) branch.push_back(pieces_of);
       else if (t.stream_form.empty()) branch.push_back(&t);

@@ -1,9 +1,8 @@
 // par_offload_test.cpp: an offload in a `par` whose branches share links is its copies and kernels as flows of the
 // par's engine (explicit, streams, hybrid), a run through device-mapped memory its kernel, reads and writes, and a
-// pinned copy over streams its pieces: alone in time they end at the overlap engine's makespan (eq. 6's for a mapped
-// run, LogGP's for a split copy), whatever the link latencies,
-// bandwidths and gaps, copy engines, implicit synchronisation, waits and kernel; beside a copy on a shared link,
-// they share it.
+// pinned or pageable copy over streams its pieces: alone in time they end at the overlap engine's makespan (eq. 6's
+// for a mapped run, LogGP's or eq. 9 per stream for a split copy), whatever the link latencies, bandwidths and gaps,
+// copy engines, implicit synchronisation, waits and kernel; beside a copy on a shared link, they share it.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -178,6 +177,23 @@ TEST_CASE("par with a pinned copy over streams: alone in time, its pieces end at
       CAPTURE(engines);
       std::string m = machine(6, 12, 10, 0.5, engines, 0, 4);
       auto [alone, end] = alone_and_in_par(m, "", copy, "pinned on g[0]");
+      REQUIRE(alone > 0);
+      CHECK(std::abs(end - alone) <= 1e-12 * alone);
+    }
+}
+
+TEST_CASE("par with a pageable copy over streams: alone in time, its copies end at eq. 9 per stream") {
+  // Section 3.6: n synchronous copies of k / n bytes, one after another, each AHEAD eq. 9:
+  // n (L+O) + 2k / B_mem + k / BW.
+  const char* copies[] = {"copy h2d 1 GB pageable on g[0] { streams = 4 }",
+                          "copy d2h 300 MB pageable on g[0] { streams = 7 }",
+                          "copy h2d 1 MB pageable on g[0] { streams = 1 }"};
+  for (int engines : {1, 2})
+    for (const char* copy : copies) {
+      CAPTURE(copy);
+      CAPTURE(engines);
+      std::string m = machine(6, 12, 10, 0.5, engines, 0, 4);
+      auto [alone, end] = alone_and_in_par(m, "", copy, "pageable on g[0]");
       REQUIRE(alone > 0);
       CHECK(std::abs(end - alone) <= 1e-12 * alone);
     }
