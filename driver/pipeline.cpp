@@ -330,6 +330,11 @@ std::unique_ptr<Compiled> Session::compile(const std::string& machine_file, cons
 
 std::unique_ptr<Compiled> Session::compile_checked(const std::string& machine_file, const std::string& app_file,
                                                    const std::vector<Setting>& settings) {
+  if (compiled_before_) {  // a second compile (a sweep's base at its first point): the files read and checked anew
+    loader_.reset(false);
+    sema_ = std::make_unique<Sema>(diags_);
+  }
+  compiled_before_ = true;
   std::vector<const Module*> roots;
   if (!load_and_check({machine_file, app_file}, roots)) return nullptr;
   const Decl* machine = single_decl(*roots[0], DeclKind::Machine, diags_);

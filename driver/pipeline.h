@@ -64,7 +64,8 @@ class Session {
   bool check(const std::vector<std::string>& files);
   // `gpmc dump-ast`: the parsed module (null on errors).
   const frontend::Module* parse(const std::string& file);
-  // `gpmc eval` and `gpmc dump-ir`: compiles MACHINE and APP with --set values.
+  // `gpmc eval` and `gpmc dump-ir`: compiles MACHINE and APP with --set values. Called again, it reads and checks
+  // the files anew: a model compiled before must no longer be used.
   std::unique_ptr<Compiled> compile(const std::string& machine_file, const std::string& app_file,
                                     const std::vector<Setting>& settings);
   // `gpmc sweep` over a shape parameter: `base` lowered again with the given parameter slots bound to other
@@ -131,6 +132,7 @@ class Session {
   support::DiagnosticEngine diags_;
   frontend::Loader loader_;
   std::unique_ptr<frontend::Sema> sema_;
+  bool compiled_before_ = false;  // compile() ran: a second call loads the files again (what it returns replaces it)
 };
 
 // The words a word-valued setting (`comm_model`, `transport`: a keyword --set takes) accepts, or nothing when

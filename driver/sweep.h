@@ -54,6 +54,13 @@ bool parse_vary(const std::string& argument, VarySpec& out, support::DiagnosticE
 bool plan_axes(Session& session, const Compiled& compiled, const std::vector<VarySpec>& specs, uint64_t max_points,
                std::vector<SweepAxis>& axes);
 
+// The model a sweep starts from: `settings` bound. Where that fails and the sweep varies parameters the settings
+// leave to their defaults, compiled again with each such parameter at its first value (the sweep's first point):
+// a default that does not fit what the settings chose (a peer rank beyond the rank count) is not a value the sweep
+// evaluates. Null when it fails, with the diagnostics of the first values where they were tried.
+std::unique_ptr<Compiled> compile_sweep_base(Session& session, const std::string& machine, const std::string& app,
+                                             const std::vector<Setting>& settings, const std::vector<VarySpec>& specs);
+
 // The number of points of the cross product (saturates at UINT64_MAX).
 uint64_t point_count(const std::vector<SweepAxis>& axes);
 

@@ -62,6 +62,28 @@ bool parse_vary(const std::string& argument, VarySpec& out, support::DiagnosticE
   return true;
 }
 
+std::unique_ptr<Compiled> compile_sweep_base(Session& session, const std::string& machine, const std::string& app,
+                                             const std::vector<Setting>& settings, const std::vector<VarySpec>& specs) {
+  auto& diags = session.diags();
+  const auto mark = diags.mark();
+  auto compiled = session.compile(machine, app, settings);
+  if (compiled) return compiled;
+  std::vector<Setting> first = settings;
+  for (const auto& spec : specs) {
+    if (keyword_setting_words(spec.name)) continue;  // a word setting: plan_axes refuses it beside --set
+    bool set = std::any_of(settings.begin(), settings.end(), [&](const Setting& s) { return s.name == spec.name; });
+    if (!set && !spec.parts.empty()) first.push_back({spec.name, spec.parts[0]});
+  }
+  if (first.size() == settings.size()) return nullptr;
+  if (!diags.rollback(mark)) return nullptr;  // already written out: keep what the first attempt said
+  if ((compiled = session.compile(machine, app, first))) return compiled;
+  std::string where;
+  for (size_t k = settings.size(); k < first.size(); ++k)
+    where += fmt::format("{}{}={}", where.empty() ? "" : ", ", first[k].name, first[k].value);
+  diags.note({}, fmt::format("while compiling the model at the sweep's first values {}; no rows are written", where));
+  return nullptr;
+}
+
 uint64_t point_count(const std::vector<SweepAxis>& axes) {
   uint64_t n = 1;
   for (const auto& axis : axes) {

@@ -80,7 +80,8 @@ Json sweep(const Request& request, const std::string& machine, const std::string
   std::vector<driver::VarySpec> specs(options.varies.size());
   for (size_t k = 0; k < specs.size(); ++k)
     if (!driver::parse_vary(options.varies[k], specs[k], diags)) fail(diags);
-  auto compiled = compile(session, request, machine, app);
+  auto compiled = driver::compile_sweep_base(session, machine, app, settings_of(request, diags), specs);
+  if (!compiled) fail(diags);
   std::vector<driver::SweepAxis> axes;
   uint64_t max_points = options.max_points ? options.max_points : driver::kDefaultMaxPoints;
   if (!driver::plan_axes(session, *compiled, specs, max_points, axes)) fail(diags);

@@ -286,7 +286,7 @@ int run_sweep(const CommonOptions& common, const SweepOptions& options) {
     diags.error(support::DiagKind::UsageError, {}, fmt::format("--threads {}: at most 1024", options.threads));
     return fail(session);
   }
-  auto compiled = session.compile(options.machine, options.app, settings);
+  auto compiled = driver::compile_sweep_base(session, options.machine, options.app, settings, specs);
   if (!compiled) return fail(session);
   std::vector<driver::SweepAxis> axes;
   uint64_t max_points = options.max_points ? options.max_points : driver::kDefaultMaxPoints;
