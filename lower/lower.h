@@ -314,6 +314,9 @@ class Lowerer {
   std::shared_ptr<const mpi::FabricCommEngine> fabric_unrolled(const std::shared_ptr<const mpi::FabricCommEngine>& e);
   ValueId largest_gpu_memory_ = kNoValue;  // check_rank_buffer's bound, made once
   bool gpu_memory_looked_ = false;
+  // The nccl model's rings over a node's direct GPU links (lower_mpi_nccl.cpp), by the node's GPUs and the channels
+  // asked for: searched once for every operation.
+  std::map<std::pair<std::vector<int>, int64_t>, std::vector<std::vector<int>>> nccl_rings_;
   bool fabric_overhead_warned_ = false;  // the AssumedZero warning of a fabric model without `overhead`, said once
   bool tcp_mtu_warned_ = false, tcp_stack_warned_ = false;  // `transport = tcp`'s warnings, said once a run
   int64_t loop_work_ = 0;                                     // iterations expanded so far

@@ -431,64 +431,74 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
     return true;
   };
   const ValueId no_size = b_.constant(0, Dim::byte(), s.range);
-  // The ring: one step of the all-gather ring, every rank sending to its successor on each channel (one channel
-  // per rank of a node when the ring leaves the node, so the channels spread over the node's NICs as NCCL's do).
-  int64_t channels = request.channels > 1 ? request.channels : layout.nodes > 1 ? ppn : 1;
-  // A node's GPUs joined by direct links: NCCL's rings follow them (direct_link_rings), on one node for the ring
-  // and, with more nodes, for the node's own ring.
-  std::vector<std::vector<int>> node_rings;
-  const int64_t first_node_ranks = std::min<int64_t>(ppn, layout.ranks);
-  if (first_node_ranks >= 2) {
-    std::vector<int> node_gpus(placement.gpu.begin(), placement.gpu.begin() + first_node_ranks);
-    node_rings = direct_link_rings(m_.topology, node_gpus, layout.nodes == 1 && request.channels > 1 ? channels : 0,
-                                   mpi::kNcclMaxChannels);
-  }
-  if (layout.nodes == 1 && !node_rings.empty()) {
-    if (!probe({ring_round_of(node_rings, 0)}, placement, layout, 1, setup.ring, no_size, "ring probe"))
-      return std::nullopt;
-  } else {
-    auto rounds = mpi::collective_rounds(layout, mpi::Collective::Allgather, mpi::Algorithm::Ring, true, channels);
-    rounds.resize(1);
-    rounds[0].repeat = 1;
-    double per_rank = 0;
-    for (const auto& m : rounds[0].messages) per_rank += m.first == 0 ? rounds[0].size_factor : 0;
-    if (!probe(rounds, placement, layout, per_rank, setup.ring, no_size, "ring probe")) return std::nullopt;
-  }
-  if (layout.nodes > 1 && ppn >= 2) {
-    // The node's own ring (the tree's and NVLS's intra-node bandwidth).
-    mpi::Layout one = mpi::make_layout(ppn, ppn, ppn, mpi::Mapping{});
-    mpi::FabricPlacement where;
-    where.gpu.assign(placement.gpu.begin(), placement.gpu.begin() + ppn);
-    std::vector<mpi::Round> rounds;
-    if (!node_rings.empty()) {
-      rounds.push_back(ring_round_of(node_rings, 0));
+  // The graphs' bandwidths (ring, node, network) price the collectives; point-to-point operations, the all-to-all,
+  // a gather or scatter and a halo (NCCL's grouped sends and receives) have their own probe only, so a machine whose
+  // rank order makes no ring still runs them.
+  const bool p2p_only = !setup.p2p_op.empty() || request.collective == mpi::Collective::Alltoall;
+  if (!p2p_only) {
+    // The ring: one step of the all-gather ring, every rank sending to its successor on each channel (one channel
+    // per rank of a node when the ring leaves the node, so the channels spread over the node's NICs as NCCL's do).
+    int64_t channels = request.channels > 1 ? request.channels : layout.nodes > 1 ? ppn : 1;
+    // A node's GPUs joined by direct links: NCCL's rings follow them (direct_link_rings), on one node for the ring
+    // and, with more nodes, for the node's own ring.
+    std::vector<std::vector<int>> node_rings;
+    const int64_t first_node_ranks = std::min<int64_t>(ppn, layout.ranks);
+    if (first_node_ranks >= 2) {
+      std::vector<int> node_gpus(placement.gpu.begin(), placement.gpu.begin() + first_node_ranks);
+      const int64_t want = layout.nodes == 1 && request.channels > 1 ? channels : 0;
+      auto key = std::make_pair(node_gpus, want);  // the search is the same for every operation on these GPUs
+      auto found = nccl_rings_.find(key);
+      if (found == nccl_rings_.end())
+        found = nccl_rings_.emplace(key, direct_link_rings(m_.topology, node_gpus, want, mpi::kNcclMaxChannels)).first;
+      node_rings = found->second;
+    }
+    if (layout.nodes == 1 && !node_rings.empty()) {
+      if (!probe({ring_round_of(node_rings, 0)}, placement, layout, 1, setup.ring, no_size, "ring probe"))
+        return std::nullopt;
     } else {
-      rounds = mpi::collective_rounds(one, mpi::Collective::Allgather, mpi::Algorithm::Ring, true, 1);
+      auto rounds = mpi::collective_rounds(layout, mpi::Collective::Allgather, mpi::Algorithm::Ring, true, channels);
       rounds.resize(1);
       rounds[0].repeat = 1;
-      rounds[0].size_factor = 1;
+      double per_rank = 0;
+      for (const auto& m : rounds[0].messages) per_rank += m.first == 0 ? rounds[0].size_factor : 0;
+      if (!probe(rounds, placement, layout, per_rank, setup.ring, no_size, "ring probe")) return std::nullopt;
     }
-    if (!probe(rounds, where, one, 1, setup.intra_probe, no_size, "intra-node probe")) return std::nullopt;
-  }
-  if (layout.nodes > 1) {
-    // The network between two nodes: each rank of node 0 sends to its counterpart on node 1 (rail to rail); the
-    // node's total is the rate the library's inter-node graph has.
-    int64_t first_of_next = -1;
-    for (int64_t r = 0; r < layout.ranks; ++r)
-      if (layout.node[size_t(r)] != layout.node[0]) {
-        first_of_next = r;
-        break;
+    if (layout.nodes > 1 && ppn >= 2) {
+      // The node's own ring (the tree's and NVLS's intra-node bandwidth).
+      mpi::Layout one = mpi::make_layout(ppn, ppn, ppn, mpi::Mapping{});
+      mpi::FabricPlacement where;
+      where.gpu.assign(placement.gpu.begin(), placement.gpu.begin() + ppn);
+      std::vector<mpi::Round> rounds;
+      if (!node_rings.empty()) {
+        rounds.push_back(ring_round_of(node_rings, 0));
+      } else {
+        rounds = mpi::collective_rounds(one, mpi::Collective::Allgather, mpi::Algorithm::Ring, true, 1);
+        rounds.resize(1);
+        rounds[0].repeat = 1;
+        rounds[0].size_factor = 1;
       }
-    mpi::Round round;
-    round.what = "node to node";
-    int64_t pairs = 0;
-    for (int64_t i = 0; i < ppn && first_of_next + i < layout.ranks; ++i) {
-      if (layout.node[size_t(i)] != layout.node[0]) break;
-      round.messages.emplace_back(int32_t(i), int32_t(first_of_next + i));
-      ++pairs;
+      if (!probe(rounds, where, one, 1, setup.intra_probe, no_size, "intra-node probe")) return std::nullopt;
     }
-    if (!probe({round}, placement, layout, double(pairs), setup.inter_probe, no_size, "inter-node probe"))
-      return std::nullopt;
+    if (layout.nodes > 1) {
+      // The network between two nodes: each rank of node 0 sends to its counterpart on node 1 (rail to rail); the
+      // node's total is the rate the library's inter-node graph has.
+      int64_t first_of_next = -1;
+      for (int64_t r = 0; r < layout.ranks; ++r)
+        if (layout.node[size_t(r)] != layout.node[0]) {
+          first_of_next = r;
+          break;
+        }
+      mpi::Round round;
+      round.what = "node to node";
+      int64_t pairs = 0;
+      for (int64_t i = 0; i < ppn && first_of_next + i < layout.ranks; ++i) {
+        if (layout.node[size_t(i)] != layout.node[0]) break;
+        round.messages.emplace_back(int32_t(i), int32_t(first_of_next + i));
+        ++pairs;
+      }
+      if (!probe({round}, placement, layout, double(pairs), setup.inter_probe, no_size, "inter-node probe"))
+        return std::nullopt;
+    }
   }
   if (request.collective == mpi::Collective::Alltoall) {
     // An alltoallv's probe is its own blocks' pairwise exchange (each message a flow of its size).

@@ -169,6 +169,7 @@ double NcclEngine::probe_rate(const Probe& p, std::span<const double> inputs, st
 
 NcclEngine::Bandwidths NcclEngine::bandwidths(std::span<const double> inputs) const {
   Bandwidths b;
+  if (!s_.ring.engine) return b;  // grouped sends and receives only: their own probe prices them
   b.ring = probe_rate(s_.ring, inputs, b.error);
   b.intra = s_.intra_probe.engine ? probe_rate(s_.intra_probe, inputs, b.error) : b.ring;
   b.inter = s_.inter_probe.engine ? probe_rate(s_.inter_probe, inputs, b.error) : b.ring;
@@ -371,13 +372,14 @@ ir::EngineResult NcclEngine::run(std::span<const double> inputs) const {
                                                 : "the tuner (least time)";
   d["ranks"] = s_.ranks;
   d["nodes"] = s_.nodes;
-  d["ring_bus_bw"] = b.ring;
+  if (s_.ring.engine) d["ring_bus_bw"] = b.ring;
   if (s_.intra_probe.engine) d["intra_bus_bw"] = b.intra;
   if (s_.inter_probe.engine) d["inter_bus_bw"] = b.inter;
   d["launch_s"] = launch;
   d["gpus_per_thread"] = inputs[1 + nccl_in::kGpusPerThread];
   d["launch"] = s_.overlapped_launch ? "overlapped" : "serial";
-  if (int64_t period = s_.ring.engine->symmetric_period(); period > 0) d["ring_probe_period_nodes"] = period;
+  if (int64_t period = s_.ring.engine ? s_.ring.engine->symmetric_period() : 0; period > 0)
+    d["ring_probe_period_nodes"] = period;
   auto all = nlohmann::ordered_json::array();
   for (const auto& c : cands) {
     nlohmann::ordered_json j;

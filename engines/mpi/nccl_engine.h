@@ -81,7 +81,8 @@ class NcclEngine : public ir::Engine {
     // The operation is one of a loop of the same operation issued back to back: the host's launch of the next
     // overlaps this one's run, so an operation takes the longer of the two instead of their sum.
     bool overlapped_launch = false;
-    Probe ring, intra_probe, inter_probe;  // inter_probe: only with more than one node
+    // The graphs of the collectives: none for grouped sends and receives (p2p); inter_probe only over several nodes.
+    Probe ring, intra_probe, inter_probe;
     Probe p2p;  // all-to-all, send, recv, sendrecv, halo: the operation's own schedule on the fabric, at its size
     // A point-to-point operation (NCCL's ncclSend / ncclRecv in one group): its name (send, recv, sendrecv, halo;
     // empty for a collective) and the link class of its route (NVLink, PCI or the network; a halo's the network's
