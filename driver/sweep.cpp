@@ -93,6 +93,7 @@ void Sweep::run_range(uint64_t begin, uint64_t end, double* totals, double* phas
       for (size_t k = 0; k < dims; ++k) bound[size_t(axes_[k].slot)] = inputs[k];
       totals[i - begin] = backend::evaluate_point(module, bound, scratch, phases_out);
     }
+    if (!std::isfinite(totals[i - begin])) totals[i - begin] = NAN;  // an overflow: an invalid point
     for (size_t k = dims; k-- > 0;) {  // next point
       if (++digit[k] < axes_[k].values.size()) {
         inputs[k] = axes_[k].values[digit[k]];
@@ -137,6 +138,7 @@ void Sweep::run_range_shaped(uint64_t begin, uint64_t end, double* totals, doubl
         if (!axes_[k].shape) bounds[v][size_t(axes_[k].slot)] = inputs[input_of[k]];
       totals[i - begin] = backend::evaluate_point(*variants_[v].module, bounds[v], scratch[v], phases_out);
     }
+    if (!std::isfinite(totals[i - begin])) totals[i - begin] = NAN;  // an overflow: an invalid point
     for (size_t k = dims; k-- > 0;) {  // next point
       bool carry = ++digit[k] == axes_[k].values.size();
       if (carry) digit[k] = 0;

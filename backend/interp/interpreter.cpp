@@ -200,6 +200,12 @@ struct Folder {
       if (!result.error.empty()) {
         reporter.ok = false;
         reporter.diags.error(DiagKind::EngineError, task.range, fmt::format("`{}`: {}", task.name, result.error));
+      } else if (!std::isfinite(result.time_s)) {
+        // An engine's sums and products of finite inputs may still overflow (constants near the largest double).
+        reporter.ok = false;
+        reporter.diags.error(DiagKind::DomainError, task.range,
+                             fmt::format("`{}` takes a time that is not finite ({}): a value it reads is too large",
+                                         task.name, result.time_s));
       } else {
         row.each_s = result.time_s;
         row.kernels_each_s = result.kernel_s;
@@ -272,6 +278,12 @@ struct Folder {
       }
     }
     double each = inner * count;
+    if (!std::isfinite(each) && std::isfinite(inner) && std::isfinite(count) && reporter.ok) {
+      reporter.ok = false;  // the parts are finite, their sum or its repetitions overflow
+      reporter.diags.error(DiagKind::DomainError, task.range,
+                           fmt::format("the time of this `{}` is not finite ({}): its parts add up beyond the "
+                                       "largest number", rows[at].block, each));
+    }
     rows[at].each_s = each;
     rows[at].total_s = each * multiplier;
     if (task.kind == TaskKind::Iterate) rows[at].model = fmt::format("{} iterations", count);
@@ -325,6 +337,12 @@ bool report_and_fold(const Module& m, const SlotValues& bound, const State& s, s
     for (auto& r : result.rows) --r.depth;
     out.total_s += result.time_s;
     out.phases.push_back(std::move(result));
+  }
+  if (!std::isfinite(out.total_s) && reporter.ok) {
+    reporter.ok = false;
+    diags.error(DiagKind::DomainError, m.root.children.empty() ? support::SourceRange{} : m.root.children.back().range,
+                fmt::format("the total time is not finite ({}): the phases add up beyond the largest number",
+                            out.total_s));
   }
   return reporter.ok;
 }

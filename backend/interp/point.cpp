@@ -31,7 +31,7 @@ struct Point {
       s.engine_inputs.clear();
       for (ValueId x : call.inputs) s.engine_inputs.push_back(value(x));
       double t = call.engine->time(s.engine_inputs);
-      if (std::isnan(t)) ok = false;
+      if (!std::isfinite(t)) ok = false;
       return t;
     }
     if (task.kind == TaskKind::Op) return task.value == kNoValue ? 0 : value(task.value);
@@ -107,7 +107,7 @@ double evaluate_point(const Module& m, const SlotValues& bound, PointScratch& sc
     phases_out[k++] = t;
     total += t;
   }
-  return point.ok ? total : std::numeric_limits<double>::quiet_NaN();
+  return point.ok && std::isfinite(total) ? total : std::numeric_limits<double>::quiet_NaN();
 }
 
 }  // namespace gpm::backend

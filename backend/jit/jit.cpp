@@ -135,7 +135,7 @@ bool evaluate(const ir::Module& module, const SlotValues& bound, support::Diagno
   std::vector<double> phases(std::max<size_t>(compiled->phase_count(), 1));
   double total = compiled->values()(nullptr, phases.data(), values.data());
   // An invalid point: the interpreter finds the same faults and failed checks, and says where they are.
-  if (std::isnan(total)) return backend::evaluate(module, bound, diags, out);
+  if (!std::isfinite(total)) return backend::evaluate(module, bound, diags, out);
   return evaluate_with_values(module, bound, std::move(values), diags, out);
 }
 

@@ -161,7 +161,9 @@ double NcclEngine::probe_time(const Probe& p, std::span<const double> inputs, do
 double NcclEngine::probe_rate(const Probe& p, std::span<const double> inputs, std::string& error) const {
   double t = probe_time(p, inputs, kProbeBytes);
   if (!std::isfinite(t) || t <= 0) {
-    error = "the machine's links give the library no bandwidth (a link of zero bandwidth?)";
+    error = t == 0 ? "the machine's links, each rated by the library's efficiency for its kind, give an infinite "
+                     "bandwidth (an efficiency or a link bandwidth too large to compute with)"
+                   : "the machine's links give the library no bandwidth (a link of zero bandwidth?)";
     return NAN;
   }
   return p.bytes_per_rank * kProbeBytes / t;
@@ -231,7 +233,8 @@ std::vector<NcclEngine::Candidate> NcclEngine::candidates(std::span<const double
         cand.time_s = cand.latency_s + p2p_data_s;
         cand.ok = std::isfinite(cand.time_s);
         if (!cand.ok)
-          error = fmt::format("the {} has no time on the machine's links",
+          error = fmt::format("the {}'s messages have no time on the machine's links (a link of zero bandwidth, or "
+                              "one too large to compute with once rated by the library's efficiency for its kind)",
                               s_.p2p_op.empty() ? "all-to-all" : s_.p2p_op.c_str());
         out.push_back(cand);
         continue;
