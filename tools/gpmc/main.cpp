@@ -4,6 +4,7 @@
 #include "support/diagnostic_format.h"
 
 #include <exception>
+#include <filesystem>
 #include <functional>
 #include <iostream>
 
@@ -48,6 +49,40 @@ int run_with_large_stack(const std::function<int()>& work) {
 }
 
 }  // namespace
+
+// The command line with `--set a=1 b=2` written `--set a=1 --set b=2` (and the same for --vary): a word after a
+// value of either that starts with no `-` is another value of it, unless it names a file (a .gpm model, or a path
+// that exists) and holds no `=`: that is a positional argument. A value split by an unquoted space (`--set a=25
+// GB/s`) thus still reaches the check of settings, whose message says to quote it. Words after `--` are left alone.
+static std::vector<std::string> split_setting_words(int argc, char** argv) {
+  std::vector<std::string> out;
+  std::string flag;  // the option whose values are being read, or empty
+  bool rest = false;
+  auto a_file = [](const std::string& w) {
+    std::error_code ec;
+    return w.find('=') == std::string::npos && (w.ends_with(".gpm") || std::filesystem::exists(w, ec));
+  };
+  for (int i = 0; i < argc; ++i) {
+    std::string w = argv[i];
+    if (!rest && !flag.empty() && !w.empty() && w[0] != '-' && !a_file(w)) {
+      out.push_back(flag);
+      out.push_back(w);
+      continue;
+    }
+    flag.clear();
+    out.push_back(w);
+    if (rest || i == 0) continue;
+    if (w == "--") {
+      rest = true;
+    } else if ((w == "--set" || w == "--vary") && i + 1 < argc) {
+      out.push_back(argv[++i]);
+      flag = w;
+    } else if (w.starts_with("--set=") || w.starts_with("--vary=")) {
+      flag = w.substr(0, w.find('='));
+    }
+  }
+  return out;
+}
 
 static int run_gpmc(int argc, char** argv) {
   int first_word = gpm::cli::apply_diagnostic_options(argc, argv);
@@ -280,6 +315,17 @@ static int run_gpmc(int argc, char** argv) {
       ->required()
       ->check(CLI::IsMember({"bash", "zsh"}));
 
+  // A repeatable option takes one value each time it is given, so that a positional argument after it stays one
+  // (`gpmc eval M --set a=1 APP`: CLI11 would take APP as a second value of --set). `--set a=1 b=2` keeps its
+  // meaning: the words after a --set or --vary value up to a file are further values of it, as if the flag were
+  // repeated before each (split_setting_words).
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    for (CLI::Option* opt : sub->get_options())
+      if (!opt->get_positional() && opt->get_items_expected_max() > 1) opt->allow_extra_args(false);
+  std::vector<std::string> words = split_setting_words(argc, argv);
+  std::vector<char*> word_ptrs;
+  for (auto& w : words) word_ptrs.push_back(w.data());
+
   // CLI11 reports an unknown first word as a missing subcommand; name it instead.
   if (first_word < argc && argv[first_word][0] != '-') {
     std::string word = argv[first_word];
@@ -292,7 +338,7 @@ static int run_gpmc(int argc, char** argv) {
     }
   }
   try {
-    app.parse(argc, argv);
+    app.parse(int(word_ptrs.size()), word_ptrs.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
