@@ -200,6 +200,8 @@ void Lowerer::lower_mpi_section(const MachineDecl& machine) {
     m_.checks.push_back({CheckKind::InRange, info->mtu, b_.constant(68, Dim::byte(), a->value->range),
                          b_.constant(65535, Dim::byte(), a->value->range), a->value->range,
                          "`mtu` of the mpi section (an IPv4 packet: 68 B to 65,535 B)"});
+    m_.checks.push_back({CheckKind::WholeNumber, info->mtu, kNoValue, kNoValue, a->value->range,
+                         "`mtu` of the mpi section"});
   }
   info->inputs[mpi::in::kStagingChunk] =
       value_of("staging_chunk", Dim::byte(), CheckKind::NonNegative, &info->has_staging_chunk);

@@ -368,7 +368,15 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
       return std::nullopt;
     }
     ValueId v = lower_expr(*a->value);
-    add_check(CheckKind::NonNegative, v, a->value->range, fmt::format("`{}` of library `{}`", name, lib.name));
+    const std::string what = fmt::format("`{}` of library `{}`", name, lib.name);
+    add_check(CheckKind::NonNegative, v, a->value->range, what);
+    // An efficiency is a share of a link's (or a graph's) bandwidth; a channel count and a threshold in bytes are
+    // whole numbers (NCCL_MAX_NVLS_ARITY, NCCL_P2P_LL_THRESHOLD).
+    if (name.ends_with("_efficiency"))
+      m_.checks.push_back({CheckKind::InRange, v, b_.constant(0, Dim(), a->value->range),
+                           b_.constant(1, Dim(), a->value->range), a->value->range, what});
+    if (name == "nvls_max_arity" || name == "p2p_ll_threshold")
+      m_.checks.push_back({CheckKind::WholeNumber, v, kNoValue, kNoValue, a->value->range, what});
     call.inputs.push_back(v);
   }
   if (request.gpus_per_thread > layout.ranks_per_node) {
