@@ -469,7 +469,12 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
       rounds[0].repeat = 1;
       double per_rank = 0;
       for (const auto& m : rounds[0].messages) per_rank += m.first == 0 ? rounds[0].size_factor : 0;
-      if (!probe(rounds, placement, layout, per_rank, setup.ring, no_size, "ring probe")) return std::nullopt;
+      if (!probe(rounds, placement, layout, per_rank, setup.ring, no_size, "ring probe")) {
+        if (layout.nodes == 1 && first_node_ranks >= 2)
+          diags_.note(s.range, "the collective's ring follows the ranks in order: no ring over direct links between "
+                               "the node's GPUs was found (NCCL's rings follow such links where they close a cycle)");
+        return std::nullopt;
+      }
     }
     if (layout.nodes > 1 && ppn >= 2) {
       // The node's own ring (the tree's and NVLS's intra-node bandwidth).
