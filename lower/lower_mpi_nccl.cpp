@@ -50,7 +50,8 @@ std::vector<mpi::LinkClass> link_classes(const ir::Topology& t) {
 // full mesh): its topology search follows the links, several rings (channels) at once, so that together they use
 // every link of a GPU (src/graph/search.cc). Here: directed Hamiltonian cycles over the direct GPU-to-GPU links of
 // `gpus`, one at a time, each the first that a depth-first search from the first GPU finds among those whose
-// busiest link carries the fewest rings so far (at each GPU the least used link first, then the lowest index), until
+// busiest link carries the fewest rings so far (at each GPU the least used link first, then the lowest index; for
+// the first ring, if that finds none, then the GPU with the fewest unused neighbours, Warnsdorff's rule), until
 // every direct link carries as many rings as every other (at most `max` rings), or exactly `want` rings when the
 // operation names its channels. Each search is bounded (kMaxSteps extensions of a path); a bound that admits no
 // cycle within it ends the rings. Empty with fewer than two GPUs or when no first cycle is found (no Hamiltonian
@@ -71,7 +72,9 @@ std::vector<std::vector<int>> direct_link_rings(const ir::Topology& t, const std
   std::vector<std::vector<int64_t>> load(n, std::vector<int64_t>(n, 0));
   constexpr int64_t kMaxSteps = 200000;
   // One cycle whose links all carry at most `bound` rings, or empty.
-  auto find = [&](int64_t bound) {
+  // `fewest_onward`: among links of equal load, the GPU with the fewest unused direct neighbours first (Warnsdorff's
+  // rule), which finds a Hamiltonian cycle within the bound where the plain order wanders (a 6-cube of 64 GPUs).
+  auto find = [&](int64_t bound, bool fewest_onward) {
     std::vector<int> path{0}, found;
     std::vector<char> used(n, 0);
     used[0] = 1;
@@ -89,7 +92,18 @@ std::vector<std::vector<int>> direct_link_rings(const ir::Topology& t, const std
       std::vector<size_t> next;
       for (size_t j = 1; j < n; ++j)
         if (!used[j] && direct[last][j] && load[last][j] <= bound) next.push_back(j);
-      std::stable_sort(next.begin(), next.end(), [&](size_t a, size_t b) { return load[last][a] < load[last][b]; });
+      auto onward = [&](size_t g) {
+        size_t k = 0;
+        for (size_t j = 1; j < n; ++j) k += !used[j] && j != g && direct[g][j];
+        return k;
+      };
+      std::vector<size_t> degree(n, 0);
+      if (fewest_onward)
+        for (size_t j : next) degree[j] = onward(j);
+      std::stable_sort(next.begin(), next.end(), [&](size_t a, size_t b) {
+        if (load[last][a] != load[last][b]) return load[last][a] < load[last][b];
+        return fewest_onward && degree[a] < degree[b];
+      });
       for (size_t j : next) {
         used[j] = 1;
         path.push_back(int(j));
@@ -115,7 +129,10 @@ std::vector<std::vector<int>> direct_link_rings(const ir::Topology& t, const std
         }
     if (want <= 0 && !chosen.empty() && lo == hi) break;  // every link carries as many rings
     std::vector<int> cycle;
-    for (int64_t bound = lo; bound <= hi + 1 && cycle.empty(); ++bound) cycle = find(bound);
+    for (int64_t bound = lo; bound <= hi + 1 && cycle.empty(); ++bound) cycle = find(bound, false);
+    // No first ring in the plain order: once more with Warnsdorff's rule (later rings keep the plain order, so
+    // machines whose first ring the plain order finds keep their rings).
+    for (int64_t bound = lo; bound <= hi + 1 && cycle.empty(); ++bound) cycle = find(bound, true);
     if (cycle.empty()) break;
     for (size_t i = 0; i < n; ++i) ++load[size_t(cycle[i])][size_t(cycle[(i + 1) % n])];
     chosen.push_back(std::move(cycle));
