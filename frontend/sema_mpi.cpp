@@ -123,6 +123,20 @@ void Sema::check_mpi_section(const MachineDecl& machine) {
   if (machine.mpi.empty()) return;
   const MpiDecl& section = *machine.mpi[0];
   check_mpi_attrs(const_cast<MpiDecl&>(section).attrs, "section", scope);  // sema notes word parameters in the AST
+  // The nccl model reads a library type's constants: a section that makes it the machine's default names one (an
+  // operation that asks for it, or --set comm_model=nccl, is checked where it is lowered).
+  const Attr* model = nullptr;
+  bool has_library = false;
+  for (const Attr& a : section.attrs) {
+    if (a.name == "model") model = &a;
+    has_library = has_library || a.name == "library";
+  }
+  if (model && model->value->kind == ExprKind::Name && !model->value->parenthesized && model->value->name == "nccl" &&
+      !has_library)
+    diags_.error(DiagKind::MissingAttribute, model->value->range,
+                 "`model = nccl` prices collectives with a library's constants, and the section names no library: "
+                 "give it `library = nccl_volta`, `nccl_ampere`, `nccl_hopper` or `nccl_blackwell` (stdlib/nccl.gpm) "
+                 "or a library type of its own");
   const std::vector<std::string> localities = {"intra_socket", "inter_socket", "inter_node"};
   const std::vector<std::string> protocols = {"short", "eager", "rendezvous"};
   std::map<std::string, SourceRange> seen;

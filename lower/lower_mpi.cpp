@@ -337,8 +337,8 @@ Task Lowerer::lower_mpi(const Stmt& s) {
   if (choice.model == mpi::CommModel::Nccl && !info.library) {
     diags_.error(DiagKind::MissingAttribute, s.range,
                  fmt::format("`mpi {}` asks for the nccl model, which needs the library's constants, and machine `{}` "
-                             "names no library: give its mpi section `library = nccl_volta`, `nccl_ampere` or "
-                             "`nccl_hopper` (stdlib/nccl.gpm) or a library type of its own",
+                             "names no library: give its mpi section `library = nccl_volta`, `nccl_ampere`, `nccl_hopper` "
+                             "or `nccl_blackwell` (stdlib/nccl.gpm) or a library type of its own",
                              s.name, m_.machine_name));
     return failed;
   }
