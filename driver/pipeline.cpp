@@ -268,25 +268,27 @@ static const ParamDecl* strategy_param_set(const std::vector<std::unique_ptr<Stm
 }
 
 bool Session::bind_settings(const std::vector<Setting>& settings, const std::vector<const Decl*>& owners,
-                            lower::ParamBindings& bindings) {
+                            lower::ParamBindings& bindings, std::set<const ParamDecl*>* varied) {
   bool ok = true;
   for (const auto& setting : settings) {
-    const ParamDecl* param = find_setting_param("--set", setting.name, owners);
+    const ParamDecl* param = find_setting_param(setting.flag, setting.name, owners);
     double value = 0;
-    if (param && !word_or_number("--set " + setting.name, *param, setting.value, value)) {
+    const std::string label = setting.flag + " " + setting.name;
+    if (param && !word_or_number(label, *param, setting.value, value)) {
       ok = false;
       continue;
     }
-    if (param && param->is_word()) {
-      bindings[param] = value;
+    if (param && !param->is_word() &&
+        !constant_value(label, "`" + param->name + "`", param->type.dim, setting.value, value)) {
+      ok = false;
       continue;
     }
-    if (!param || !constant_value("--set " + setting.name, "`" + param->name + "`", param->type.dim, setting.value,
-                                  value)) {
+    if (!param) {
       ok = false;
       continue;
     }
     bindings[param] = value;
+    if (varied && setting.flag == "--vary") varied->insert(param);
   }
   return ok;
 }
@@ -311,7 +313,7 @@ std::unique_ptr<Compiled> Session::recompile(const Compiled& base, const lower::
   lower::KeywordSettings words = base.keywords;
   for (const auto& [name, word] : keywords) words[name] = word;
   try {
-    return lower_checked(base.owners.at(0), base.owners.at(1), std::move(bindings), std::move(words));
+    return lower_checked(base.owners.at(0), base.owners.at(1), std::move(bindings), std::move(words), base.varied);
   } catch (const ir::ModelTooLarge& e) {
     diags_.error(DiagKind::ModelTooLarge, e.range, e.what());
     return nullptr;
@@ -345,7 +347,8 @@ std::unique_ptr<Compiled> Session::compile_checked(const std::string& machine_fi
   lower::KeywordSettings keywords;
   if (!split_keyword_settings(settings, values, keywords)) return nullptr;
   lower::ParamBindings bindings;
-  if (!bind_settings(values, {machine, app}, bindings)) return nullptr;
+  std::set<const ParamDecl*> varied;
+  if (!bind_settings(values, {machine, app}, bindings, &varied)) return nullptr;
   if (!options_.strategy.empty())
     if (const ParamDecl* p = strategy_param_set(static_cast<const AppDecl*>(app)->body, bindings)) {
       diags_.error(DiagKind::UsageError, {},
@@ -353,7 +356,7 @@ std::unique_ptr<Compiled> Session::compile_checked(const std::string& machine_fi
                                options_.strategy, p->name));
       return nullptr;
     }
-  return lower_checked(machine, app, std::move(bindings), std::move(keywords));
+  return lower_checked(machine, app, std::move(bindings), std::move(keywords), std::move(varied));
 }
 
 bool Session::load_openmpi_rules() {
@@ -383,10 +386,11 @@ bool Session::load_openmpi_rules() {
 // Step 5: lower to IR. Parameters first, checked at once (a value out of its range must not shape the
 // topology); array sizes in the topology are evaluated with the bound values.
 std::unique_ptr<Compiled> Session::lower_checked(const Decl* machine, const Decl* app, lower::ParamBindings bindings,
-                                                 lower::KeywordSettings keywords) {
+                                                 lower::KeywordSettings keywords, std::set<const ParamDecl*> varied) {
   auto compiled = std::make_unique<Compiled>();
   compiled->bindings = std::move(bindings);
   compiled->keywords = std::move(keywords);
+  compiled->varied = std::move(varied);
   const lower::ParamBindings& bound = compiled->bindings;
   lower::Lowerer lowerer(sema_->program(), sources_, diags_, compiled->module, bound);
   lowerer.set_keyword_settings(compiled->keywords);
@@ -401,8 +405,11 @@ std::unique_ptr<Compiled> Session::lower_checked(const Decl* machine, const Decl
   compiled->owners = {machine, app};
   for (const auto* p : sema_->program().params)
     if (int slot = lowerer.slot_of(p); slot >= 0) compiled->slots[p] = slot;
+  std::set<int32_t> varied_slots;  // a value out of range names --vary, not --set, where a sweep gave it
+  for (const ParamDecl* p : compiled->varied)
+    if (int slot = lowerer.slot_of(p); slot >= 0) varied_slots.insert(slot);
   backend::Evaluation params_only;
-  if (!backend::evaluate(compiled->module, compiled->bound, diags_, params_only)) return nullptr;
+  if (!backend::evaluate(compiled->module, compiled->bound, diags_, params_only, &varied_slots)) return nullptr;
   lowerer.lower_machine(static_cast<const MachineDecl&>(*machine));
   if (diags_.has_errors()) return nullptr;
   lowerer.lower_app(static_cast<const AppDecl&>(*app));
@@ -424,15 +431,18 @@ std::unique_ptr<Compiled> Session::compile_variant(const Compiled& base,
                                                    const std::vector<std::pair<int32_t, double>>& values,
                                                    const lower::KeywordSettings& keywords) {
   lower::ParamBindings bindings = base.bindings;
+  std::set<const ParamDecl*> varied = base.varied;
   for (const auto& [slot, value] : values) {
     const ParamDecl* decl = param_of_slot(base, slot);
     if (!decl) throw std::logic_error("compile_variant: a slot without a parameter");
     bindings[decl] = value;
+    varied.insert(decl);
   }
   lower::KeywordSettings words = base.keywords;
   for (const auto& [name, word] : keywords) words[name] = word;
   try {
-    return lower_checked(base.owners.at(0), base.owners.at(1), std::move(bindings), std::move(words));
+    return lower_checked(base.owners.at(0), base.owners.at(1), std::move(bindings), std::move(words),
+                         std::move(varied));
   } catch (const ir::ModelTooLarge& e) {
     diags_.error(DiagKind::ModelTooLarge, e.range, e.what());
     return nullptr;

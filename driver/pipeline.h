@@ -1,6 +1,7 @@
 // pipeline.h: the whole compilation pipeline in one place: load -> parse -> sema -> lower -> verify -> evaluate.
 #pragma once
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,10 +33,12 @@ struct Options {
   std::vector<std::string> referenced_names;
 };
 
-// `--set name=value`, as typed.
+// `--set name=value`, as typed; `flag` names where it came from in messages (a sweep's first --vary values bind as
+// settings too).
 struct Setting {
   std::string name;
   std::string value;
+  std::string flag = "--set";
 };
 
 // A compiled model: IR plus the parameter values the command line bound.
@@ -46,6 +49,7 @@ struct Compiled {
   std::map<const frontend::ParamDecl*, int32_t> slots;    // the slot of each lowered parameter
   lower::ParamBindings bindings;                             // the --set values it was lowered with
   lower::KeywordSettings keywords;                           // the word-valued --set settings
+  std::set<const frontend::ParamDecl*> varied;               // bindings that a sweep's --vary gave, not --set
 };
 
 class Session {
@@ -111,7 +115,8 @@ class Session {
                                             const std::vector<Setting>& settings);
   bool check_checked(const std::vector<std::string>& files);
   std::unique_ptr<Compiled> lower_checked(const frontend::Decl* machine, const frontend::Decl* app,
-                                          lower::ParamBindings bindings, lower::KeywordSettings keywords);
+                                          lower::ParamBindings bindings, lower::KeywordSettings keywords,
+                                          std::set<const frontend::ParamDecl*> varied = {});
   bool load_and_check(const std::vector<std::string>& files, std::vector<const frontend::Module*>& roots);
   bool load_and_check_once(const std::vector<std::string>& files, std::vector<const frontend::Module*>& roots,
                            bool lazy);
@@ -121,7 +126,7 @@ class Session {
   bool split_keyword_settings(const std::vector<Setting>& settings, std::vector<Setting>& values,
                               lower::KeywordSettings& keywords);
   bool bind_settings(const std::vector<Setting>& settings, const std::vector<const frontend::Decl*>& owners,
-                     lower::ParamBindings& bindings);
+                     lower::ParamBindings& bindings, std::set<const frontend::ParamDecl*>* varied = nullptr);
   // Reads and checks the --mpi-rules file once (InvalidRulesFile, located in it).
   bool load_openmpi_rules();
 

@@ -72,7 +72,7 @@ std::unique_ptr<Compiled> compile_sweep_base(Session& session, const std::string
   for (const auto& spec : specs) {
     if (keyword_setting_words(spec.name)) continue;  // a word setting: plan_axes refuses it beside --set
     bool set = std::any_of(settings.begin(), settings.end(), [&](const Setting& s) { return s.name == spec.name; });
-    if (!set && !spec.parts.empty()) first.push_back({spec.name, spec.parts[0]});
+    if (!set && !spec.parts.empty()) first.push_back({spec.name, spec.parts[0], "--vary"});
   }
   if (first.size() == settings.size()) return nullptr;
   if (!diags.rollback(mark)) return nullptr;  // already written out: keep what the first attempt said
