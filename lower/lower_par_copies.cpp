@@ -29,10 +29,10 @@ namespace cg = engines::congestion;
 // those that start with the block after what comes before it in the branch, and what follows it after all of its
 // flows (docs/models.md section 8.8). Applied when flows of two branches share a directed link, or the two
 // directions of a link whose `bw_duplex` then applies (the engine's duplex links); where the links' arbitration is
-// PCIe (a lone flow there is not eq. 10) or a branch holds anything else (a copy over more than 4,096 streams, a nested block, an MPI
-// operation of another model, an `unordered` block, an implicit offload; an explicit offload is its stream's copies
-// and kernel, Task::stream_form, a streams or hybrid offload its operations as flows, Task::flow_form), the par stays a
-// par and warn_shared_links says what it does not price. An MPI operation of the fabric model may be a branch or an
+// PCIe (a lone flow there is not eq. 10) or a branch holds anything else (a copy over more than 4,096 streams, a
+// nested block, an MPI operation of another model, an `unordered` block, an implicit offload; an explicit offload is
+// its stream's copies and kernel, Task::stream_form, a streams or hybrid offload its operations as flows,
+// Task::flow_form), the par stays a par and warn_shared_links says what it does not price. An MPI operation of the fabric model may be a branch or an
 // item of one as a block may: its steps' messages join the engine (docs/models.md section 8.8). Every flow keeps
 // the route it has alone.
 Task Lowerer::share_par_copies(const Stmt& s, Task par) {
