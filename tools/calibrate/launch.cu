@@ -75,7 +75,8 @@ void measure_kernels(int reps, int grid) {
 }
 
 // The NCCL entry points used here, as the library's public API declares them (opaque communicator; ncclFloat32
-// is 7 and ncclSum 0 in nccl.h's enums; ncclSuccess is 0).
+// is 7 and ncclSum 0 in nccl.h's enums; ncclSuccess is 0). ncclSend and ncclRecv (NCCL 2.7 and later) may be
+// missing: the point-to-point rows are then left out.
 using Comm = void*;
 struct Nccl {
   int (*get_version)(int*);
@@ -84,6 +85,8 @@ struct Nccl {
   int (*all_reduce)(const void*, void*, size_t, int, int, Comm, cudaStream_t);
   int (*group_start)();
   int (*group_end)();
+  int (*send)(const void*, size_t, int, int, Comm, cudaStream_t) = nullptr;
+  int (*recv)(void*, size_t, int, int, Comm, cudaStream_t) = nullptr;
 };
 
 template <typename F>
@@ -96,61 +99,94 @@ void nccl_check(int status, const char* what) {
   if (status != 0) throw std::runtime_error(std::string(what) + " returned NCCL error " + std::to_string(status));
 }
 
-// nccl-tests' timing: `iters` operations issued in a row (each in its own group), then every stream is
-// synchronised; the time per iteration is the wall time over iters. `comms` single-rank communicators on the
-// same GPU stand for the GPUs one host thread drives in a group (nccl-tests -g N): their launches are
-// serialised on the host as they would be across N GPUs; the kernels themselves are one-rank ones.
+// nccl-tests' timing of one operation issued by `one_iteration` over `n` communicators: 5 warm-up operations,
+// then `iters` issued in a row and every stream synchronised (the time per operation is the wall time over
+// iters, `reps` times), and `reps` x 10 single operations each followed by the synchronisation.
+template <typename Issue>
+void time_operation(const char* iter_name, const char* trip_name, const std::string& what, int n, double bytes,
+                    int reps, const std::vector<cudaStream_t>& streams, Issue one_iteration) {
+  const int iters = 20;
+  auto sync_all = [&] {
+    for (int c = 0; c < n; ++c) CHECK(cudaStreamSynchronize(streams[size_t(c)]));
+  };
+  for (int w = 0; w < 5; ++w) one_iteration();
+  sync_all();
+  std::vector<double> per_iter, trip;
+  for (int r = 0; r < reps; ++r) {
+    double t0 = now();
+    for (int i = 0; i < iters; ++i) one_iteration();
+    sync_all();
+    per_iter.push_back((now() - t0) / iters);
+  }
+  for (int r = 0; r < reps * 10; ++r) {
+    double t0 = now();
+    one_iteration();
+    sync_all();
+    trip.push_back(now() - t0);
+  }
+  row(iter_name, what.c_str(), n, bytes, reps, summarise(per_iter));
+  row(trip_name, what.c_str(), n, bytes, reps * 10, summarise(trip));
+}
+
+// `comms` single-rank communicators on the same GPU stand for the GPUs one host thread drives in a group
+// (nccl-tests -g N): their launches are serialised on the host as they would be across N GPUs; the kernels
+// themselves are one-rank ones.
+//   - all-reduce: one ncclAllReduce per communicator in a group (nccl-tests' all_reduce_perf);
+//   - point-to-point: per communicator `pairs` ncclSend and `pairs` ncclRecv to and from its only rank (NCCL
+//     allows a rank to send to itself), all in one group, as alltoall_perf posts a send and a receive for each
+//     of its ranks: the host's cost of posting grouped sends and receives, beyond one operation's launch.
 void measure_nccl(const Nccl& nccl, int reps) {
   int version = 0;
   nccl_check(nccl.get_version(&version), "ncclGetVersion");
   std::fprintf(stderr, "launch: NCCL version code %d\n", version);
   std::printf("# nccl_version: %d\n", version);
-  const int max_comms = 8, iters = 20;
+  const int max_comms = 8, max_pairs = 8;
   std::vector<Comm> comms(max_comms);
   std::vector<cudaStream_t> streams(max_comms);
   int dev = 0;
   for (int c = 0; c < max_comms; ++c) {
-    nccl_check(nccl.comm_init_all(&comms[c], 1, &dev), "ncclCommInitAll");
-    CHECK(cudaStreamCreateWithFlags(&streams[c], cudaStreamNonBlocking));
+    nccl_check(nccl.comm_init_all(&comms[size_t(c)], 1, &dev), "ncclCommInitAll");
+    CHECK(cudaStreamCreateWithFlags(&streams[size_t(c)], cudaStreamNonBlocking));
   }
   size_t max_bytes = size_t(1) << 20;
   void *send = nullptr, *recv = nullptr;
   CHECK(cudaMalloc(&send, max_bytes));
   CHECK(cudaMalloc(&recv, max_bytes));
-  for (int n : {1, 2, 4, 8}) {
-    for (size_t bytes : {size_t(0), size_t(8), size_t(1024), size_t(65536), max_bytes}) {
-      auto one_iteration = [&] {
-        nccl_check(nccl.group_start(), "ncclGroupStart");
-        for (int c = 0; c < n; ++c)
-          nccl_check(nccl.all_reduce(send, recv, bytes / 4, 7, 0, comms[c], streams[c]), "ncclAllReduce");
-        nccl_check(nccl.group_end(), "ncclGroupEnd");
-      };
-      auto sync_all = [&] {
-        for (int c = 0; c < n; ++c) CHECK(cudaStreamSynchronize(streams[c]));
-      };
-      for (int w = 0; w < 5; ++w) one_iteration();
-      sync_all();
-      std::vector<double> per_iter, trip;
-      for (int r = 0; r < reps; ++r) {
-        double t0 = now();
-        for (int i = 0; i < iters; ++i) one_iteration();
-        sync_all();
-        per_iter.push_back((now() - t0) / iters);
-      }
-      for (int r = 0; r < reps * 10; ++r) {
-        double t0 = now();
-        one_iteration();
-        sync_all();
-        trip.push_back(now() - t0);
-      }
-      row("nccl_allreduce_iter", ("comms" + std::to_string(n)).c_str(), n, double(bytes), reps, summarise(per_iter));
-      row("nccl_allreduce_round_trip", ("comms" + std::to_string(n)).c_str(), n, double(bytes), reps * 10,
-          summarise(trip));
-    }
+  for (int n : {1, 2, 4, 8})
+    for (size_t bytes : {size_t(0), size_t(8), size_t(1024), size_t(65536), max_bytes})
+      time_operation("nccl_allreduce_iter", "nccl_allreduce_round_trip", "comms" + std::to_string(n), n,
+                     double(bytes), reps, streams, [&] {
+                       nccl_check(nccl.group_start(), "ncclGroupStart");
+                       for (int c = 0; c < n; ++c)
+                         nccl_check(nccl.all_reduce(send, recv, bytes / 4, 7, 0, comms[size_t(c)], streams[size_t(c)]),
+                                    "ncclAllReduce");
+                       nccl_check(nccl.group_end(), "ncclGroupEnd");
+                     });
+  if (nccl.send && nccl.recv) {
+    // Each receive lands in its own part of `recv` (at most max_pairs x 64 KiB); every send reads `send`.
+    for (int n : {1, 8})
+      for (int pairs : {1, 2, 4, max_pairs})
+        for (size_t bytes : {size_t(8), size_t(65536)})
+          time_operation("nccl_p2p_iter", "nccl_p2p_round_trip",
+                         "comms" + std::to_string(n) + "_pairs" + std::to_string(pairs), n, double(bytes), reps,
+                         streams, [&] {
+                           nccl_check(nccl.group_start(), "ncclGroupStart");
+                           for (int c = 0; c < n; ++c)
+                             for (int k = 0; k < pairs; ++k) {
+                               nccl_check(nccl.send(send, bytes / 4, 7, 0, comms[size_t(c)], streams[size_t(c)]),
+                                          "ncclSend");
+                               nccl_check(nccl.recv(static_cast<char*>(recv) + size_t(k) * bytes, bytes / 4, 7, 0,
+                                                    comms[size_t(c)], streams[size_t(c)]),
+                                          "ncclRecv");
+                             }
+                           nccl_check(nccl.group_end(), "ncclGroupEnd");
+                         });
+  } else {
+    std::fprintf(stderr, "launch: this NCCL has no ncclSend/ncclRecv: point-to-point rows left out\n");
   }
   for (int c = 0; c < max_comms; ++c) {
-    nccl.comm_destroy(comms[c]);
-    CHECK(cudaStreamDestroy(streams[c]));
+    nccl.comm_destroy(comms[size_t(c)]);
+    CHECK(cudaStreamDestroy(streams[size_t(c)]));
   }
   CHECK(cudaFree(send));
   CHECK(cudaFree(recv));
@@ -196,6 +232,8 @@ int main(int argc, char** argv) {
       bind(lib, "ncclAllReduce", nccl.all_reduce);
       bind(lib, "ncclGroupStart", nccl.group_start);
       bind(lib, "ncclGroupEnd", nccl.group_end);
+      nccl.send = reinterpret_cast<decltype(nccl.send)>(dlsym(lib, "ncclSend"));
+      nccl.recv = reinterpret_cast<decltype(nccl.recv)>(dlsym(lib, "ncclRecv"));
       measure_nccl(nccl, reps);
     }
   } catch (const std::exception& e) {
