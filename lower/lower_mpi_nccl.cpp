@@ -386,7 +386,10 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
     }
     ValueId v = lower_expr(*a->value);
     const std::string what = fmt::format("`{}` of library `{}`", name, lib.name);
-    add_check(CheckKind::NonNegative, v, a->value->range, what);
+    // The channel bandwidth divides a ring's bandwidth into channels and the ring's plateau multiplies a latency
+    // (NCCL's values: 20 to 45 GB/s, 1.4 and 1.9): zero would take the per-channel caps or that latency away.
+    add_check(name == "channel_bw" || name == "ring_plateau" ? CheckKind::Positive : CheckKind::NonNegative, v,
+              a->value->range, what);
     // An efficiency is a share of a link's (or a graph's) bandwidth; a channel count and a threshold in bytes are
     // whole numbers (NCCL_MAX_NVLS_ARITY, NCCL_P2P_LL_THRESHOLD).
     if (name.ends_with("_efficiency"))

@@ -75,6 +75,9 @@ struct Reporter {
   std::set<int32_t> reported;
   const std::set<int32_t>* varied;  // slots bound by a sweep's --vary (the others by --set); may be null
   bool ok = true;
+  // Values that a NonNegative or Positive check also covers: a negative one is reported by that check alone, not
+  // again as a whole number that is not >= 0 (a negative `bytes` is one error, NegativeValue).
+  std::set<ValueId> signed_checked;
 
   // Reports a faulty value once per origin; returns false if the value is faulty.
   bool need(ValueId v, const std::string& context) {
@@ -144,6 +147,7 @@ struct Reporter {
         break;
       }
       case CheckKind::WholeNumber:
+        if (v < 0 && signed_checked.count(c.value) != 0) break;
         if (!(v >= 0 && v == std::floor(v) && std::isfinite(v))) {
           ok = false;
           diags.error(DiagKind::NotAnInteger, c.range,
@@ -318,6 +322,8 @@ bool report_and_fold(const Module& m, const SlotValues& bound, const State& s, s
     out.params.push_back({p.name, p.owner, {value, p.dim}, overridden, word});
   }
   for (const auto& [name, value] : m.lets) reporter.need(value, fmt::format("`{}`", name));
+  for (const auto& c : m.checks)
+    if (c.kind == CheckKind::NonNegative || c.kind == CheckKind::Positive) reporter.signed_checked.insert(c.value);
   for (const auto& c : m.checks) reporter.check(c);
   if (!reporter.ok) return false;
   Folder folder{m, s, reporter};
