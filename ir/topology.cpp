@@ -126,11 +126,11 @@ void Router::expand_backward(int to) {
 }
 
 std::optional<std::vector<Hop>> Router::route(int from, int to, const std::string& no_transit_kind) {
-  if (memo_limit_ == 0) return find(from, to, no_transit_kind);
+  if (memo_limit_ == 0) return find(from, to, no_transit_kind, -1);
   auto& kept = memo_[no_transit_kind];
   const uint64_t key = uint64_t(uint32_t(from)) << 32 | uint32_t(to);
   if (auto it = kept.find(key); it != kept.end()) return it->second;
-  auto found = find(from, to, no_transit_kind);
+  auto found = find(from, to, no_transit_kind, -1);
   if (memo_size_ < memo_limit_) {
     kept.emplace(key, found);
     ++memo_size_;
@@ -138,7 +138,20 @@ std::optional<std::vector<Hop>> Router::route(int from, int to, const std::strin
   return found;
 }
 
-std::optional<std::vector<Hop>> Router::find(int from, int to, const std::string& no_transit_kind) {
+std::optional<std::vector<Hop>> Router::route(int from, int to, const std::string& no_transit_kind, int tie_rank) {
+  if (tie_rank < 0 || tie_rank == rank_[size_t(to)]) return route(from, to, no_transit_kind);
+  if (memo_limit_ == 0) return find(from, to, no_transit_kind, tie_rank);
+  auto& kept = memo_tie_[no_transit_kind][uint64_t(uint32_t(from)) << 32 | uint32_t(to)];
+  if (auto it = kept.find(tie_rank); it != kept.end()) return it->second;
+  auto found = find(from, to, no_transit_kind, tie_rank);
+  if (memo_size_ < memo_limit_) {
+    kept.emplace(tie_rank, found);
+    ++memo_size_;
+  }
+  return found;
+}
+
+std::optional<std::vector<Hop>> Router::find(int from, int to, const std::string& no_transit_kind, int tie_rank) {
   // 1. The fewest links: breadth-first layers from both ends (the one with fewer components waiting goes on) until
   // a component labelled by both closes a route no longer than the two radii allow (the first such meeting is then
   // the shortest: a shortest route of d links has, at a links from the source, a component labelled by both once
@@ -358,7 +371,7 @@ std::optional<std::vector<Hop>> Router::find(int from, int to, const std::string
       tied.clear();
       for (const Way& w : ways)
         if (same(w.lat, best_lat) && same(w.bw, best_bw)) tied.push_back(w);
-      size_t picked = size_t(rank_[size_t(to)]) % tied.size();
+      size_t picked = size_t(tie_rank >= 0 ? tie_rank : rank_[size_t(to)]) % tied.size();
       if (tied.size() > 1) {
         if (chains.size() < tied.size()) chains.resize(tied.size());
         order.resize(tied.size());

@@ -18,6 +18,7 @@ namespace gpm::ir {
 struct Hop {
   int link;
   int direction;
+  bool operator==(const Hop&) const = default;
 };
 
 // A link's latency (s) and bandwidth (B/s) in one direction, at the values the model is lowered with.
@@ -47,6 +48,11 @@ class Router {
  public:
   explicit Router(const Topology& topology, LinkCostFn cost = {});
   std::optional<std::vector<Hop>> route(int from, int to, const std::string& no_transit_kind = {});
+  // The same with step 4's number given (`tie_rank`, instead of `to`'s rank among its kind): a leg of a longer route
+  // spreads over equal paths as the route's final destination would (mpi::MessageRouter's legs through NICs).
+  std::optional<std::vector<Hop>> route(int from, int to, const std::string& no_transit_kind, int tie_rank);
+  // A component's rank among the components of its kind (declaration order).
+  int rank_of(int component) const { return rank_[size_t(component)]; }
   // Searches from the source alone (the plain breadth-first search); the same routes, for tests to compare.
   void set_one_sided(bool one_sided) { one_sided_ = one_sided; }
   // Keeps the first `limit` routes found and answers the same question again from them (a lowering whose
@@ -54,7 +60,7 @@ class Router {
   void keep_routes(size_t limit) { memo_limit_ = limit; }
 
  private:
-  std::optional<std::vector<Hop>> find(int from, int to, const std::string& no_transit_kind);
+  std::optional<std::vector<Hop>> find(int from, int to, const std::string& no_transit_kind, int tie_rank);
   const LinkCost& cost_of(const Hop& hop);
   void layers_from(int from, const std::string& no_transit_kind);
   // One more layer of the search from the source, then from the destination `to`; both note where they meet.
@@ -96,6 +102,8 @@ class Router {
   // Routes kept (keep_routes): per kind not passed through, by (from, to).
   size_t memo_limit_ = 0, memo_size_ = 0;
   std::map<std::string, std::unordered_map<uint64_t, std::optional<std::vector<Hop>>>> memo_;
+  // Routes with a tie rank given, by (from, to) and then the rank.
+  std::map<std::string, std::unordered_map<uint64_t, std::unordered_map<int, std::optional<std::vector<Hop>>>>> memo_tie_;
   // Scratch per route, reset after each: on the shortest-path DAG, best hop in, latency and bandwidth so far.
   std::vector<uint8_t> useful_;
   std::vector<Hop> best_;

@@ -2,6 +2,7 @@
 // routes' latencies, host staging as three phases, pipelined segments, and the report of each step's busiest link.
 #include "engines/mpi/fabric_engine.h"
 
+#include "engines/mpi/fabric_routes.h"
 #include "engines/mpi/fabric_symmetry.h"
 
 #include <algorithm>
@@ -187,10 +188,10 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build_on(const ir::Topology&
   std::optional<ir::Router> own;
   if (!shared.router) own.emplace(topology, cost);
   ir::Router& router = shared.router ? *shared.router : *own;
+  MessageRouter messages(topology, router);  // between nodes, through the GPUs' nearest NICs
   for (const auto& at : order) {
     const cg::FlowSpec& f = flow_at(at);
-    routes[at[0]][at[1]][at[2]] = f.src == f.dst ? std::optional<std::vector<ir::Hop>>(std::vector<ir::Hop>{})
-                                                 : router.route(f.src, f.dst, "gpu");
+    routes[at[0]][at[1]][at[2]] = messages.route(f.src, f.dst);
   }
   order = {};
   if (sym) {
@@ -212,7 +213,7 @@ std::shared_ptr<FabricCommEngine> FabricCommEngine::build_on(const ir::Topology&
         if (!mine || !mine->empty()) return nullptr;
         continue;
       }
-      auto theirs = router.route(from, to, "gpu");
+      auto theirs = messages.route(from, to);
       if (!theirs || theirs->size() != mine->size()) return nullptr;
       for (size_t h = 0; h < mine->size(); ++h)
         if ((*theirs)[h].link != sym->link_shift[size_t((*mine)[h].link)] ||

@@ -224,6 +224,11 @@ TEST_CASE("fabric fast path: the nccl model's probes on the DGX H100 and EDR clu
                 {{"nodes_in_cluster", "64"}, {"comm_model", "nccl"}}) == 2);
   // 32 nodes on the rail fabric: one period of leaves, so every flow is built.
   CHECK(compare("dgx_h100_cluster.gpm", app_with(256, {{"allreduce", ""}}), {{"comm_model", "nccl"}}) == 0);
+  // The fabric model's pairwise all-to-all over 64 rail-fabric nodes: its messages between nodes go through the
+  // GPUs' own NICs (fabric_routes.h), whose routes repeat with the period; a fewest-links route alone did not
+  // (entering the receiver's node on the sender's rail, by a d-mod-k choice that does not repeat), and every flow
+  // was built.
+  CHECK(compare("dgx_h100_cluster.gpm", app_with(512, {{"alltoall", ""}}), {{"nodes_in_cluster", "64"}}) == 1);
 }
 
 TEST_CASE("fabric fast path: the EDR fat tree of 36 nodes (two leaves) and its fallbacks") {
