@@ -141,11 +141,13 @@ std::optional<std::vector<Hop>> Router::route(int from, int to, const std::strin
 std::optional<std::vector<Hop>> Router::route(int from, int to, const std::string& no_transit_kind, int tie_rank) {
   if (tie_rank < 0 || tie_rank == rank_[size_t(to)]) return route(from, to, no_transit_kind);
   if (memo_limit_ == 0) return find(from, to, no_transit_kind, tie_rank);
-  auto& kept = memo_tie_[no_transit_kind][uint64_t(uint32_t(from)) << 32 | uint32_t(to)];
-  if (auto it = kept.find(tie_rank); it != kept.end()) return it->second;
+  auto& by_pair = memo_tie_[no_transit_kind];
+  const uint64_t key = uint64_t(uint32_t(from)) << 32 | uint32_t(to);
+  if (auto pair = by_pair.find(key); pair != by_pair.end())
+    if (auto it = pair->second.find(tie_rank); it != pair->second.end()) return it->second;
   auto found = find(from, to, no_transit_kind, tie_rank);
   if (memo_size_ < memo_limit_) {
-    kept.emplace(tie_rank, found);
+    by_pair[key].emplace(tie_rank, found);
     ++memo_size_;
   }
   return found;

@@ -76,12 +76,16 @@ std::optional<std::vector<ir::Hop>> MessageRouter::route(int from, int to) {
     if (!pa.empty() && !pb.empty() && pa != pb) {
       int na = nic_of(from), nb = nic_of(to);
       if (na >= 0 && nb >= 0 && na != nb) {
-        auto out = router_.route(from, na, "gpu");
+        auto out_at = out_leg_.find(from);
+        if (out_at == out_leg_.end()) out_at = out_leg_.emplace(from, router_.route(from, na, "gpu")).first;
+        auto in_at = in_leg_.find(to);
+        if (in_at == in_leg_.end()) in_at = in_leg_.emplace(to, router_.route(nb, to, "gpu")).first;
+        const auto& out = out_at->second;
+        const auto& in = in_at->second;
         // Equal paths between the NICs are spread by the receiving GPU, as the GPU-to-GPU route would be.
-        auto across = out ? router_.route(na, nb, "gpu", router_.rank_of(to)) : std::nullopt;
-        auto in = across ? router_.route(nb, to, "gpu") : std::nullopt;
-        if (in) {
-          std::vector<ir::Hop> hops = std::move(*out);
+        auto across = out && in ? router_.route(na, nb, "gpu", router_.rank_of(to)) : std::nullopt;
+        if (across) {
+          std::vector<ir::Hop> hops = *out;
           hops.insert(hops.end(), across->begin(), across->end());
           hops.insert(hops.end(), in->begin(), in->end());
           return hops;

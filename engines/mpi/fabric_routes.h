@@ -44,6 +44,8 @@ class MessageRouter {
   int search_ = 0;
   std::unordered_map<int, std::vector<int>> nearest_;
   std::unordered_map<int, int> nic_;
+  // Per GPU: the legs to its NIC and back (nullopt: no route), kept since every message between nodes takes them.
+  std::unordered_map<int, std::optional<std::vector<ir::Hop>>> out_leg_, in_leg_;
   std::unordered_map<std::string, std::vector<int>> gpus_of_node_;  // by node prefix, in component order
 };
 
