@@ -24,6 +24,8 @@ const std::vector<int>& MessageRouter::nearest_nics(int gpu) {
     stamp_.assign(t_.components.size(), 0);
   }
   ++search_;
+  // Within the GPU's node only (a node without a NIC has none: the search never walks the cluster).
+  const std::string prefix = node_prefix(t_.components[size_t(gpu)].path);
   std::vector<int> layer = {gpu}, next, found;
   stamp_[size_t(gpu)] = search_;
   while (!layer.empty() && found.empty()) {
@@ -33,6 +35,7 @@ const std::vector<int>& MessageRouter::nearest_nics(int gpu) {
       for (int b : adj_[size_t(at)]) {
         if (stamp_[size_t(b)] == search_) continue;
         stamp_[size_t(b)] = search_;
+        if (!t_.components[size_t(b)].path.starts_with(prefix)) continue;
         if (t_.components[size_t(b)].kind == "nic") found.push_back(b);
         next.push_back(b);
       }
@@ -51,13 +54,11 @@ int MessageRouter::nic_of(int gpu) {
     nic = nics[0];
   } else if (!nics.empty()) {
     // The GPUs of this node with the same nearest NICs take them in turn, in declaration order.
-    std::string prefix = node_prefix(t_.components[size_t(gpu)].path);
-    auto [at, fresh] = gpus_of_node_.try_emplace(prefix);
-    if (fresh)
+    if (gpus_of_node_.empty())  // every node's GPUs, in one pass
       for (size_t c = 0; c < t_.components.size(); ++c)
-        if (t_.components[c].kind == "gpu" && node_prefix(t_.components[c].path) == prefix) at->second.push_back(int(c));
+        if (t_.components[c].kind == "gpu") gpus_of_node_[node_prefix(t_.components[c].path)].push_back(int(c));
     size_t turn = 0;
-    for (int g : at->second) {
+    for (int g : gpus_of_node_[node_prefix(t_.components[size_t(gpu)].path)]) {
       if (g == gpu) break;
       if (nearest_nics(g) == nics) ++turn;
     }

@@ -18,7 +18,8 @@ namespace gpm::mpi {
 // fewest-links route may do where the two are the same length (a rail-optimised cluster: into the receiver's node
 // on the sender's rail, then over its PCIe root complex).
 //
-// The rule: a GPU's NIC is the nearest component of kind `nic` (fewest links, not passing through another GPU);
+// The rule: a GPU's NIC is the nearest component of kind `nic` in its node (fewest links, not passing through
+// another GPU);
 // where several are equally near, the GPUs of its node that have the same nearest set take them in turn (the i-th
 // such GPU in declaration order takes the (i mod k)-th NIC of k). A message from a GPU to a GPU of another node
 // (components under different `node[N].` paths) is the route from the sender's GPU to its NIC, from that NIC to
