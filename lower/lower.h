@@ -40,6 +40,9 @@ namespace gpm::lower {
 // Whether a `flows` block of `flows` flows may be built (a fixed cap and an estimate of its memory against the
 // machine's); `why` says why not. lower_congestion.cpp.
 bool flows_fit(uint64_t flows, std::string& why, std::string_view what = "this `flows` block makes");
+// Whether an MPI operation's `messages` (sender, receiver) pairs may be listed before they become flows (their
+// memory against the machine's); `why` says why not. lower_congestion.cpp.
+bool messages_fit(uint64_t messages, std::string& why);
 
 // The standard-library functions the lowering calls by name (Lowerer::call_stdlib), which a lazily loaded prelude
 // must parse whatever the model mentions (driver::Options::lazy_prelude).

@@ -46,6 +46,20 @@ bool flows_fit(uint64_t flows, std::string& why, std::string_view what) {
   return true;
 }
 
+// A listed message is a pair of 32-bit ranks; twice that for the list's growth and the copies the fabric model's
+// checks make of a round's messages.
+bool messages_fit(uint64_t messages, std::string& why) {
+  constexpr uint64_t kBytesPerMessage = 16;
+  uint64_t have = physical_memory();
+  if (have > 0 && messages > have / 2 / kBytesPerMessage) {
+    why = fmt::format("its messages number {}, whose list alone needs about {:.1f} GB of memory; this machine has "
+                      "{:.1f} GB (gpmc uses at most half)",
+                      messages, double(messages) * double(kBytesPerMessage) / 1e9, double(have) / 1e9);
+    return false;
+  }
+  return true;
+}
+
 cg::FabricMap Lowerer::fabric_map(ValueId& tau) {
   const MachineDecl* machine = nullptr;
   for (const auto* m : program_.machines)

@@ -191,7 +191,6 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
   } else {
   std::vector<mpi::Round> rounds;
   std::vector<mpi::HaloMessage> halo;
-  uint64_t messages = 0;
   std::string error;
   if (request.halo) {
     halo = mpi::halo_messages(request.grid, layout.ranks, error);
@@ -199,33 +198,38 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
       diags_.error(DiagKind::InvalidDecomposition, s.range, fmt::format("`mpi halo`: {}", error));
       return std::nullopt;
     }
-    messages = halo.size();
   } else if (request.p2p) {
     rounds = mpi::p2p_rounds(layout, request.from, request.to, request.both, request.window, true);
-    for (const auto& r : rounds) messages += r.messages.size();
   } else if (request.alltoallv) {
     rounds = mpi::alltoallv_rounds(layout, request.matrix, request.algorithm, true);
-    for (const auto& r : rounds) messages += r.messages.size();
   } else if (request.algorithm == mpi::Algorithm::InNetwork && layout.ranks >= 2) {  // one rank: nothing to do
     auto round = in_network_round(s, request, placement);
     if (!round) return std::nullopt;
-    messages = round->component_messages.size();
     rounds.push_back(std::move(*round));
   } else {
+    // Listed first, then made flows: refuse a list that would not fit in memory before making it (an all-to-all
+    // lists p (p - 1) messages).
+    if (std::string why; !messages_fit(mpi::listed_messages(layout, request.collective, request.algorithm,
+                                                            request.channels, request.node_aware, request.variant),
+                                       why)) {
+      diags_.error(DiagKind::ModelTooLarge, s.range, fmt::format("`mpi {}` on the fabric: {}", request.name, why));
+      return std::nullopt;
+    }
     rounds = mpi::collective_rounds(layout, request.collective, request.algorithm, true, request.channels,
                                     request.node_aware, request.variant);
-    for (const auto& r : rounds) messages += r.messages.size();
   }
-  // Every message is a flow (three with staging): refuse what would not fit in memory before building them.
-  if (std::string why; !flows_fit(messages * (request.transport == mpi::Transport::Staged ? 3 : 1), why, "its messages make")) {
-    diags_.error(DiagKind::ModelTooLarge, s.range, fmt::format("`mpi {}` on the fabric: {}", request.name, why));
-    return std::nullopt;
-  }
+  // Every message is a flow (three with staging), or with the fast path those of one period: the engine refuses
+  // what would not fit in memory before building them.
   engines::congestion::FabricMap fabrics = fabric_map(tau);
-  engine = mpi::FabricCommEngine::build(m_.topology, fabrics, link_costs(), op, placement, rounds, halo, error,
-                                        {&fabric_router(), component_names()});
+  bool too_large = false;
+  mpi::FabricShared shared{&fabric_router(), component_names(),
+                           [](uint64_t flows, std::string& why) { return flows_fit(flows, why, "its messages make"); },
+                           &too_large};
+  engine = mpi::FabricCommEngine::build(m_.topology, fabrics, link_costs(), op, placement, rounds, halo, error, shared);
   if (!engine) {
-    DiagKind kind = error.find("no path") != std::string::npos ? DiagKind::NoPath : DiagKind::FabricError;
+    DiagKind kind = too_large                                  ? DiagKind::ModelTooLarge
+                    : error.find("no path") != std::string::npos ? DiagKind::NoPath
+                                                                 : DiagKind::FabricError;
     diags_.error(kind, s.range, fmt::format("`mpi {}` on the fabric: {}", request.name, error));
     return std::nullopt;
   }
@@ -400,8 +404,10 @@ std::shared_ptr<const mpi::FabricCommEngine> Lowerer::fabric_unrolled(
     spec.tried = true;
     ValueId tau = kNoValue;
     std::string error;
+    // Written out only up to kParMpiFlows flows (lower_mpi_fabric above), so no flow limit here.
+    mpi::FabricShared shared{&fabric_router(), component_names(), {}, nullptr};
     spec.whole = mpi::FabricCommEngine::build(m_.topology, fabric_map(tau), link_costs(), spec.op, spec.placement,
-                                              spec.rounds, {}, error, {&fabric_router(), component_names()}, false);
+                                              spec.rounds, {}, error, shared, false);
     spec.rounds = {};
   }
   return spec.whole;

@@ -423,18 +423,18 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
     o.nodes = lay.nodes;
     o.halo = halo != nullptr;
     if (halo) o.grid = request.grid;
-    // Every message is a flow: refuse what would not fit in memory before building them (as the fabric model does).
-    uint64_t messages = halo ? halo->size() : 0;
-    for (const auto& r : rounds) messages += r.messages.size();
-    if (std::string why; !flows_fit(messages, why, "its messages make")) {
-      diags_.error(DiagKind::ModelTooLarge, s.range, fmt::format("`mpi {}` on the nccl model: {}", request.name, why));
-      return false;
-    }
+    // Every message is a flow, or with the fast path those of one period: the engine refuses what would not fit
+    // in memory before building them (as the fabric model does).
+    bool too_large = false;
+    mpi::FabricShared shared{&fabric_router(), component_names(),
+                             [](uint64_t flows, std::string& why) { return flows_fit(flows, why, "its messages make"); },
+                             &too_large};
     auto engine = mpi::FabricCommEngine::build(m_.topology, fabrics, link_costs(), o, where, rounds,
-                                               halo ? *halo : std::vector<mpi::HaloMessage>{}, error,
-                                               {&fabric_router(), component_names()});
+                                               halo ? *halo : std::vector<mpi::HaloMessage>{}, error, shared);
     if (!engine) {
-      DiagKind kind = error.find("no path") != std::string::npos ? DiagKind::NoPath : DiagKind::FabricError;
+      DiagKind kind = too_large                                  ? DiagKind::ModelTooLarge
+                      : error.find("no path") != std::string::npos ? DiagKind::NoPath
+                                                                   : DiagKind::FabricError;
       diags_.error(kind, s.range, fmt::format("`mpi {}` on the nccl model: {}", request.name, error));
       return false;
     }
@@ -536,6 +536,12 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
   if (request.collective == mpi::Collective::Alltoall) {
     // An alltoallv's probe is its own blocks' pairwise exchange (each message a flow of its size).
     setup.alltoallv = request.alltoallv;
+    // Listed first, then made flows: refuse a list of p (p - 1) messages that would not fit in memory.
+    if (std::string why; !request.alltoallv &&
+                         !messages_fit(mpi::listed_messages(layout, mpi::Collective::Alltoall, mpi::Algorithm::Pairwise), why)) {
+      diags_.error(DiagKind::ModelTooLarge, s.range, fmt::format("`mpi {}` on the nccl model: {}", request.name, why));
+      return std::nullopt;
+    }
     auto rounds = request.alltoallv
                       ? mpi::alltoallv_rounds(layout, request.matrix, mpi::Algorithm::Pairwise, true)
                       : mpi::collective_rounds(layout, mpi::Collective::Alltoall, mpi::Algorithm::Pairwise, true, 1);

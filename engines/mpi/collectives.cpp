@@ -154,6 +154,13 @@ bool balanced_nodes(const Layout& l) {
   return true;
 }
 
+uint64_t listed_messages(const Layout& l, Collective c, Algorithm a, int64_t channels, NodeAware node_aware,
+                         Variant variant) {
+  uint64_t n = 0;
+  for (const Round& r : collective_rounds(l, c, a, false, 1, node_aware, variant)) n += uint64_t(r.stats.messages);
+  return std::max(n, 2 * uint64_t(l.ranks)) * uint64_t(std::max<int64_t>(1, channels));
+}
+
 bool has_node_aware(Collective c) {
   return c == Collective::Allreduce || c == Collective::Bcast || c == Collective::Reduce || c == Collective::Barrier;
 }

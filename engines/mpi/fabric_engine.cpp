@@ -7,11 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <span>
-#include <string_view>
 
 #include <fmt/format.h>
 
@@ -30,29 +28,6 @@ struct PhaseMemo {
   std::mutex mutex;
   std::map<std::vector<double>, double> makespan;
 };
-
-std::shared_ptr<FabricCommEngine> FabricCommEngine::build(const ir::Topology& topology, const cg::FabricMap& fabrics,
-                                                          const ir::LinkCostFn& cost, Operation op,
-                                                          const FabricPlacement& placement,
-                                                          const std::vector<Round>& rounds,
-                                                          const std::vector<HaloMessage>& halo, std::string& error,
-                                                          const Shared& shared, bool fast_path) {
-  // The fast path: GPU to GPU rounds of a collective on a cluster whose nodes translate onto each other.
-  // GPMC_FABRIC_FAST_PATH=off builds every flow instead (to compare the two, docs/models.md section 9.8).
-  const char* env = std::getenv("GPMC_FABRIC_FAST_PATH");
-  bool fast = fast_path && !(env && std::string_view(env) == "off");
-  const bool component_flows = std::any_of(rounds.begin(), rounds.end(), [](const Round& r) {
-    return !r.component_messages.empty();
-  });
-  bool sized = false;  // an alltoallv's messages of their own sizes: no period's flows stand for another's
-  for (const Round& r : rounds) sized = sized || !r.message_bytes.empty();  // also factors of the size
-  if (fast && !op.halo && !sized && op.transport != Transport::Staged && !rounds.empty() && !component_flows)
-    if (auto sym = find_node_translation(topology, fabrics, placement, rounds)) {
-      std::string ignored;
-      if (auto e = build_on(topology, fabrics, cost, op, placement, rounds, halo, &*sym, ignored, shared)) return e;
-    }
-  return build_on(topology, fabrics, cost, op, placement, rounds, halo, nullptr, error, shared);
-}
 
 std::shared_ptr<FabricCommEngine> FabricCommEngine::build_on(const ir::Topology& topology, const cg::FabricMap& fabrics,
                                                              const ir::LinkCostFn& cost, const Operation& op,

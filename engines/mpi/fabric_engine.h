@@ -2,6 +2,8 @@
 // a flow routed over the declared links and the step's flows share them (the congestion engine), so the GPUs'
 // links, the switches, the NICs and the cluster's network set the time instead of fitted constants.
 #pragma once
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +28,11 @@ struct FabricPlacement {
 struct FabricShared {
   ir::Router* router = nullptr;
   std::shared_ptr<const std::vector<std::string>> names;
+  // Whether `flows` flows may be built (false with `why` set: more than memory allows); null: no limit. build()
+  // asks it for the flows it is about to build (with the fast path: one period's) and, when refused, returns null
+  // with `error` set to `why` and *too_large (when given) set.
+  std::function<bool(uint64_t flows, std::string& why)> flows_fit;
+  bool* too_large = nullptr;
 };
 
 // Inputs: [tau, when the flows cross links of PCIe arbitration] [overhead: software latency of each step's messages]

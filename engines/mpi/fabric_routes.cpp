@@ -68,6 +68,28 @@ int MessageRouter::nic_of(int gpu) {
   return nic;
 }
 
+int MessageRouter::spread_number(int gpu) {
+  if (spread_.empty()) {
+    spread_.assign(t_.components.size(), -1);
+    // Each GPU's key: the network switch its NIC plugs into (the NIC's first neighbour outside its node).
+    std::vector<std::pair<int, int>> keyed;  // (switch, gpu)
+    for (size_t c = 0; c < t_.components.size(); ++c) {
+      if (t_.components[c].kind != "gpu") continue;
+      int nic = nic_of(int(c));  // builds adj_
+      if (nic < 0) continue;
+      const std::string prefix = node_prefix(t_.components[size_t(nic)].path);
+      int out = -1;
+      for (int b : adj_[size_t(nic)])
+        if (!prefix.empty() && !t_.components[size_t(b)].path.starts_with(prefix) && (out < 0 || b < out)) out = b;
+      if (out >= 0) keyed.emplace_back(out, int(c));
+    }
+    std::sort(keyed.begin(), keyed.end());
+    for (size_t i = 0; i < keyed.size(); ++i) spread_[size_t(keyed[i].second)] = int(i);
+  }
+  int n = spread_[size_t(gpu)];
+  return n >= 0 ? n : router_.rank_of(gpu);
+}
+
 std::optional<std::vector<ir::Hop>> MessageRouter::route(int from, int to) {
   if (from == to) return std::vector<ir::Hop>{};
   const ir::Component& a = t_.components[size_t(from)];
@@ -83,8 +105,8 @@ std::optional<std::vector<ir::Hop>> MessageRouter::route(int from, int to) {
         if (in_at == in_leg_.end()) in_at = in_leg_.emplace(to, router_.route(nb, to, "gpu")).first;
         const auto& out = out_at->second;
         const auto& in = in_at->second;
-        // Equal paths between the NICs are spread by the receiving GPU, as the GPU-to-GPU route would be.
-        auto across = out && in ? router_.route(na, nb, "gpu", router_.rank_of(to)) : std::nullopt;
+        // Equal paths between the NICs are spread by the receiving GPU's number, leaf by leaf (d-mod-k).
+        auto across = out && in ? router_.route(na, nb, "gpu", spread_number(to)) : std::nullopt;
         if (across) {
           std::vector<ir::Hop> hops = *out;
           hops.insert(hops.end(), across->begin(), across->end());

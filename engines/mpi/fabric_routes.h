@@ -31,6 +31,13 @@ class MessageRouter {
   std::optional<std::vector<ir::Hop>> route(int from, int to);
   // The NIC a GPU's messages to other nodes use (-1: none).
   int nic_of(int gpu);
+  // The number that spreads the messages into `gpu` over equal paths between NICs (the router's step 4, d-mod-k):
+  // its place when the GPUs are numbered switch by switch, those whose NICs plug into the first network switch
+  // first (component order within), as a fat tree numbers its hosts leaf by leaf. On a tree whose nodes fill its
+  // leaves in order this is the GPU's rank; on a rail-optimised one, whose leaf holds one rail's NICs of many nodes,
+  // the GPUs behind one leaf get consecutive numbers and so spread over the spines (by rank, every GPU of a rail
+  // would take the same spine). A GPU without a NIC outside its node: its rank.
+  int spread_number(int gpu);
 
  private:
   // The components of kind `nic` nearest to `gpu` (one layer of the search), in component order.
@@ -48,6 +55,7 @@ class MessageRouter {
   // Per GPU: the legs to its NIC and back (nullopt: no route), kept since every message between nodes takes them.
   std::unordered_map<int, std::optional<std::vector<ir::Hop>>> out_leg_, in_leg_;
   std::unordered_map<std::string, std::vector<int>> gpus_of_node_;  // by node prefix, in component order
+  std::vector<int> spread_;  // per component (GPUs): spread_number, built on first use
 };
 
 }  // namespace gpm::mpi

@@ -1,10 +1,14 @@
 // fabric_symmetry.cpp: finds the period of nodes under which a cluster, a placement of ranks and a collective's
-// rounds are invariant (the fabric model's fast path, docs/models.md section 9.8).
+// rounds are invariant (the fabric model's fast path, docs/models.md section 9.8), and builds the fabric engine on
+// one period where one holds.
 #include "engines/mpi/fabric_symmetry.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string_view>
 #include <unordered_map>
+
+#include <fmt/format.h>
 
 namespace gpm::mpi {
 
@@ -174,6 +178,51 @@ std::optional<NodeTranslation> find_node_translation(const ir::Topology& t, cons
     return x;
   }
   return std::nullopt;
+}
+
+namespace cg = engines::congestion;
+
+std::shared_ptr<FabricCommEngine> FabricCommEngine::build(const ir::Topology& topology, const cg::FabricMap& fabrics,
+                                                          const ir::LinkCostFn& cost, Operation op,
+                                                          const FabricPlacement& placement,
+                                                          const std::vector<Round>& rounds,
+                                                          const std::vector<HaloMessage>& halo, std::string& error,
+                                                          const Shared& shared, bool fast_path) {
+  // The fast path: GPU to GPU rounds of a collective on a cluster whose nodes translate onto each other.
+  // GPMC_FABRIC_FAST_PATH=off builds every flow instead (to compare the two, docs/models.md section 9.8).
+  const char* env = std::getenv("GPMC_FABRIC_FAST_PATH");
+  bool fast = fast_path && !(env && std::string_view(env) == "off");
+  const bool component_flows = std::any_of(rounds.begin(), rounds.end(), [](const Round& r) {
+    return !r.component_messages.empty();
+  });
+  bool sized = false;  // an alltoallv's messages of their own sizes: no period's flows stand for another's
+  for (const Round& r : rounds) sized = sized || !r.message_bytes.empty();  // also factors of the size
+  // Refused before building when the flows would not fit (FabricShared::flows_fit).
+  auto fits = [&](uint64_t flows, const std::string& note) {
+    if (!shared.flows_fit) return true;
+    std::string why;
+    if (shared.flows_fit(flows, why)) return true;
+    error = why + note;
+    if (shared.too_large) *shared.too_large = true;
+    return false;
+  };
+  if (fast && !op.halo && !sized && op.transport != Transport::Staged && !rounds.empty() && !component_flows)
+    if (auto sym = find_node_translation(topology, fabrics, placement, rounds)) {
+      // Only the first period's senders become flows (build_on).
+      uint64_t period_flows = 0;
+      for (const Round& r : rounds)
+        for (const auto& m : r.messages) period_flows += m.first < sym->period_ranks;
+      if (!fits(period_flows, fmt::format(" (those of one period of {} nodes, which stand for the {} nodes' with "
+                                          "the symmetric fast path)",
+                                          sym->period, sym->nodes)))
+        return nullptr;
+      std::string ignored;
+      if (auto e = build_on(topology, fabrics, cost, op, placement, rounds, halo, &*sym, ignored, shared)) return e;
+    }
+  uint64_t flows = halo.size();
+  for (const Round& r : rounds) flows += r.messages.size() + r.component_messages.size();
+  if (!fits(flows * (op.transport == Transport::Staged ? 3 : 1), "")) return nullptr;
+  return build_on(topology, fabrics, cost, op, placement, rounds, halo, nullptr, error, shared);
 }
 
 }  // namespace gpm::mpi

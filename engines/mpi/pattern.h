@@ -218,6 +218,13 @@ struct NodeAware {
 };
 std::vector<Round> collective_rounds(const Layout& layout, Collective c, Algorithm a, bool keep_messages = false,
                                      int64_t channels = 1, NodeAware node_aware = {}, Variant variant = {});
+// How many messages collective_rounds lists with kept messages, found on the grouped rounds without listing them:
+// exact for the algorithms whose lists grow faster than the ranks (the all-to-alls, the allgather's direct
+// messaging, Bruck's, recursive doubling); at least 2 p otherwise (linear, chain and tree algorithms list up to
+// 2 p, where the grouped rounds hold each repeated step once); times the channels. For a guard on memory before
+// the messages are listed.
+uint64_t listed_messages(const Layout& layout, Collective c, Algorithm a, int64_t channels = 1,
+                         NodeAware node_aware = {}, Variant variant = {});
 // Whether `c` has a node-aware composition (allreduce, bcast, reduce, barrier).
 bool has_node_aware(Collective c);
 // Whether every node of the layout holds the same number of ranks (the hierarchical all-reduce needs it).

@@ -146,3 +146,52 @@ TEST_CASE("router: a tie rank spreads a leg over equal paths as its final destin
   CHECK(visited(g.t, s, *by0)[1] != visited(g.t, s, *by1)[1]);
   CHECK(*router.route(s, d, "gpu", router.rank_of(d)) == *router.route(s, d, "gpu"));
 }
+
+TEST_CASE("fabric routes: on a rail fabric the GPUs behind one leaf are numbered in turn and spread over the spines") {
+  // Four nodes of two GPUs, GPU i with NIC i on leaf i (rail i), both leaves under two spines. By rank the GPUs of
+  // rail 0 (node n's GPU 0: ranks 0, 2, 4, 6) would all take the same spine into leaf 0; numbered leaf by leaf
+  // (0, 1, 2, 3 behind leaf 0; 4 to 7 behind leaf 1) the messages into rail 0 take the two spines in turn.
+  Graph g;
+  int gpu[4][2], nic[4][2];
+  for (int n = 0; n < 4; ++n) {
+    std::string p = "node[" + std::to_string(n) + "].";
+    int sw = g.add("switch", p + "pcie");
+    for (int i = 0; i < 2; ++i) {
+      gpu[n][i] = g.add("gpu", p + "g[" + std::to_string(i) + "]");
+      nic[n][i] = g.add("nic", p + "nic[" + std::to_string(i) + "]");
+      g.link(sw, gpu[n][i]);
+    }
+    g.link(gpu[n][0], nic[n][0]);
+    g.link(gpu[n][1], nic[n][1]);
+  }
+  int leaf[2] = {g.add("switch", "leaf[0]"), g.add("switch", "leaf[1]")};
+  int spine[2] = {g.add("switch", "spine[0]"), g.add("switch", "spine[1]")};
+  for (int n = 0; n < 4; ++n)
+    for (int i = 0; i < 2; ++i) g.link(nic[n][i], leaf[i]);
+  for (int l : leaf)
+    for (int s : spine) g.link(l, s);
+  ir::Router router(g.t);
+  mpi::MessageRouter messages(g.t, router);
+  for (int n = 0; n < 4; ++n) {
+    CHECK(messages.spread_number(gpu[n][0]) == n);
+    CHECK(messages.spread_number(gpu[n][1]) == 4 + n);
+  }
+  // From node 0's GPU 1 (rail 1) to GPU 0 of nodes 1 to 3 (rail 0): up leaf 1, over a spine, down leaf 0.
+  std::vector<int> spines;
+  for (int n = 1; n < 4; ++n) {
+    auto hops = messages.route(gpu[0][1], gpu[n][0]);
+    REQUIRE(hops);
+    auto at = visited(g.t, gpu[0][1], *hops);
+    CHECK(contains(at, leaf[1]));
+    CHECK(contains(at, leaf[0]));
+    spines.push_back(contains(at, spine[0]) ? spine[0] : spine[1]);
+  }
+  CHECK(spines[0] != spines[1]);
+  CHECK(spines[1] != spines[2]);
+  // A GPU without a NIC keeps its rank.
+  Graph lone;
+  int a = lone.add("gpu", "node[0].g[0]");
+  ir::Router r2(lone.t);
+  mpi::MessageRouter m2(lone.t, r2);
+  CHECK(m2.spread_number(a) == r2.rank_of(a));
+}
