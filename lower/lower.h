@@ -24,6 +24,7 @@ struct FabricMap;
 }  // namespace gpm::engines
 namespace gpm::mpi {
 struct FabricPlacement;
+struct FabricShared;
 class FabricCommEngine;
 enum class CommModel : uint8_t;
 enum class Collective;
@@ -255,6 +256,8 @@ class Lowerer {
   // that keeps its routes (statements among the same ranks ask for the same ones), and the components' names.
   ir::Router& fabric_router();
   std::shared_ptr<const std::vector<std::string>> component_names();
+  // Both, with the flow limit of flows_fit ("its messages make"): a refused build sets *too_large (ModelTooLarge).
+  mpi::FabricShared fabric_shared(bool* too_large);
   std::string route_name(int from, const std::vector<Hop>& path) const;
   Task lower_flows(const frontend::Stmt& stmt);  // lower_congestion.cpp
   // Each link's arbitration (the one declared `on` its type, else the machine's default, else max-min) and the

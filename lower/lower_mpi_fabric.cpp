@@ -149,6 +149,11 @@ ir::Router& Lowerer::fabric_router() {
   return *fabric_router_;
 }
 
+mpi::FabricShared Lowerer::fabric_shared(bool* too_large) {
+  return {&fabric_router(), component_names(),
+          [](uint64_t flows, std::string& why) { return flows_fit(flows, why, "its messages make"); }, too_large};
+}
+
 std::shared_ptr<const std::vector<std::string>> Lowerer::component_names() {
   if (!component_names_) {
     auto names = std::make_shared<std::vector<std::string>>();
@@ -222,10 +227,8 @@ std::optional<EngineCall> Lowerer::lower_mpi_fabric(const Stmt& s, const MpiMach
   // what would not fit in memory before building them.
   engines::congestion::FabricMap fabrics = fabric_map(tau);
   bool too_large = false;
-  mpi::FabricShared shared{&fabric_router(), component_names(),
-                           [](uint64_t flows, std::string& why) { return flows_fit(flows, why, "its messages make"); },
-                           &too_large};
-  engine = mpi::FabricCommEngine::build(m_.topology, fabrics, link_costs(), op, placement, rounds, halo, error, shared);
+  engine = mpi::FabricCommEngine::build(m_.topology, fabrics, link_costs(), op, placement, rounds, halo, error,
+                                        fabric_shared(&too_large));
   if (!engine) {
     DiagKind kind = too_large                                  ? DiagKind::ModelTooLarge
                     : error.find("no path") != std::string::npos ? DiagKind::NoPath

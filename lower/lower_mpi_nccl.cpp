@@ -426,11 +426,9 @@ std::optional<EngineCall> Lowerer::lower_mpi_nccl(const Stmt& s, const MpiMachin
     // Every message is a flow, or with the fast path those of one period: the engine refuses what would not fit
     // in memory before building them (as the fabric model does).
     bool too_large = false;
-    mpi::FabricShared shared{&fabric_router(), component_names(),
-                             [](uint64_t flows, std::string& why) { return flows_fit(flows, why, "its messages make"); },
-                             &too_large};
     auto engine = mpi::FabricCommEngine::build(m_.topology, fabrics, link_costs(), o, where, rounds,
-                                               halo ? *halo : std::vector<mpi::HaloMessage>{}, error, shared);
+                                               halo ? *halo : std::vector<mpi::HaloMessage>{}, error,
+                                               fabric_shared(&too_large));
     if (!engine) {
       DiagKind kind = too_large                                  ? DiagKind::ModelTooLarge
                       : error.find("no path") != std::string::npos ? DiagKind::NoPath
